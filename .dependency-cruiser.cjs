@@ -1,0 +1,25 @@
+/** Layer rules from DESIGN.md: each layer imports only the layers below it. */
+const layer = (from, allowed) => ({
+  name: `${from}-imports-downward-only`,
+  severity: 'error',
+  from: { path: `^src/${from}/` },
+  to: { path: '^src/', pathNot: [`^src/${from}/`, ...allowed.map((l) => `^src/${l}/`)] },
+});
+module.exports = {
+  forbidden: [
+    layer('apimachinery', []),
+    layer('storage', []),
+    layer('registry', ['apimachinery', 'storage']),
+    layer('resources', ['apimachinery', 'registry']),
+    layer('auth', ['apimachinery']),
+    layer('controllers', ['apimachinery', 'registry']),
+    layer('http', ['apimachinery', 'registry', 'auth']),
+    { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};

@@ -1,0 +1,85 @@
+// Per-request facts passed explicitly from http/ down to the registry (no ambient state).
+
+/** The authenticated (or impersonated) identity. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What a request is about, parsed from its method and path (kube's RequestInfo). */
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  /** Path of the request, for non-resource requests and audit. */
+  path: string;
+  /** get, list, watch, create, update, patch, delete, deletecollection (or the lower-cased HTTP method for non-resource requests). */
+  verb: string;
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  parts: string[];
+}
+
+/** A minimal structured logger (pino's shape), so lower layers do not depend on a logging library. */
+export interface Logger {
+  debug(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+export interface RequestContext {
+  requestId: string;
+  user: UserInfo;
+  /** Set when the request impersonates: the identity that authenticated. */
+  impersonatedBy?: UserInfo;
+  requestInfo: RequestInfo;
+  signal: AbortSignal;
+  logger: Logger;
+  /** Warnings to return as `Warning: 299 - "..."` headers; append, never replace. */
+  warnings: string[];
+  dryRun: boolean;
+}
+
+/** A context for in-process callers (controllers, tests): acts as the given user. */
+export function internalContext(user: UserInfo, logger: Logger, info: Partial<RequestInfo> = {}): RequestContext {
+  return {
+    requestId: 'internal',
+    user,
+    requestInfo: {
+      isResourceRequest: true,
+      path: '',
+      verb: '',
+      apiPrefix: 'apis',
+      apiGroup: '',
+      apiVersion: '',
+      namespace: '',
+      resource: '',
+      subresource: '',
+      name: '',
+      parts: [],
+      ...info,
+    },
+    signal: new AbortController().signal,
+    logger,
+    warnings: [],
+    dryRun: false,
+  };
+}
+
+/** A logger that drops everything (tests, benchmarks). */
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return silentLogger;
+  },
+};

@@ -1,0 +1,62 @@
+// What http/ handlers call: the verbs of one endpoint (a resource, or its /status subresource).
+// GenericStore implements it; handlers never see storage.
+
+import type { DeleteOptions, KubeObject } from '../apimachinery/object-meta.js';
+import type { RequestContext } from '../apimachinery/request-context.js';
+import type { ResourceDefinition } from './resource-definition.js';
+
+export interface GetQuery {
+  /** "" (consistent read) or a revision; "0" means any recent version is fine. */
+  resourceVersion?: string;
+}
+
+export interface ListQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListOutput<T extends KubeObject> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WriteOptions {
+  /** Manager recorded in managedFields (query `fieldManager` or the user-agent default). */
+  fieldManager: string;
+}
+
+/**
+ * Computes the object to store from the current one (kube's UpdatedObjectInfo).
+ * `current` is undefined when the object does not exist. Called again when an
+ * optimistic write loses a race, so it must be free of side effects.
+ */
+export type UpdateFn<T extends KubeObject> = (current: T | undefined) => T | Promise<T>;
+
+export interface UpdateOutput<T extends KubeObject> {
+  object: T;
+  created: boolean;
+}
+
+export interface DeleteOutput<T extends KubeObject> {
+  object: T;
+  /** False when the object was only marked (deletionTimestamp set, finalizers pending). */
+  deleted: boolean;
+}
+
+export interface RestStorage<T extends KubeObject = KubeObject> {
+  readonly definition: ResourceDefinition<T>;
+  /** Subresource this endpoint serves ("" for the main resource). */
+  readonly subresource: string;
+  get(ctx: RequestContext, name: string, query: GetQuery): Promise<T>;
+  list(ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>>;
+  create(ctx: RequestContext, obj: T, opts: WriteOptions): Promise<T>;
+  update(ctx: RequestContext, name: string, fn: UpdateFn<T>, opts: WriteOptions): Promise<UpdateOutput<T>>;
+  delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteOutput<T>>;
+  deleteCollection(ctx: RequestContext, opts: DeleteOptions, query: ListQuery): Promise<ListOutput<T>>;
+}

@@ -1,0 +1,130 @@
+// The storage contract: etcd's contract for Kubernetes (etcd client/v3/kubernetes/interface.go),
+// bytes in and bytes out. One global, strictly increasing revision per store; an object's
+// resourceVersion is its modRevision as a decimal string. Every backend (memory, sqlite, etcd)
+// passes the same conformance suite (storage-conformance.ts).
+
+export interface KeyValue {
+  readonly key: string;
+  readonly value: Uint8Array;
+  /** Revision of the write that created this incarnation of the key. */
+  readonly createRevision: number;
+  /** Revision of the last write to the key (its resourceVersion). */
+  readonly modRevision: number;
+}
+
+export interface GetOptions {
+  /** Read as of this revision (0 or absent: latest). Older than the compacted revision → Compacted. */
+  revision?: number;
+}
+
+export interface GetResult {
+  /** Absent when the key does not exist (at that revision). */
+  kv?: KeyValue;
+  /** The store revision the read was served at. */
+  revision: number;
+}
+
+export interface ListOptions {
+  /** Read as of this revision (0 or absent: latest). */
+  revision?: number;
+  /** At most this many keys (0 or absent: no limit). */
+  limit?: number;
+  /** Only keys strictly greater than this one (pagination). */
+  startAfter?: string;
+}
+
+export interface ListResult {
+  /** Keys under the prefix in byte order of their UTF-8 form. */
+  kvs: KeyValue[];
+  /** True when keys beyond `limit` remain. */
+  more: boolean;
+  /** The revision the whole list was read at; pass it back to read the next page from the same snapshot. */
+  revision: number;
+}
+
+export interface WriteResult {
+  /** The store revision of this write. */
+  revision: number;
+}
+
+export interface PutResult extends WriteResult {
+  kv: KeyValue;
+}
+
+export interface DeleteResult extends WriteResult {
+  /** The value that was deleted. */
+  prevKv: KeyValue;
+}
+
+export type WatchEvent =
+  | { type: 'put'; revision: number; kv: KeyValue; prevKv?: KeyValue }
+  | { type: 'delete'; revision: number; key: string; prevKv: KeyValue }
+  /** Every event at or below `revision` for this watch has been delivered. */
+  | { type: 'progress'; revision: number };
+
+export interface WatchOptions {
+  /** Deliver every change with revision > afterRevision, in order (0: only changes after the watch starts). */
+  afterRevision: number;
+  /** Aborting ends the iteration. */
+  signal: AbortSignal;
+}
+
+/** An ordered, gap-free, duplicate-free stream of changes under a prefix. */
+export interface StoreWatch extends AsyncIterable<WatchEvent> {
+  /** Ask for a `progress` event once every event up to the store's current revision has been delivered. */
+  requestProgress(): void;
+}
+
+export type StorageErrorCode =
+  | 'KeyNotFound'
+  | 'KeyExists'
+  | 'Conflict'
+  | 'Compacted'
+  | 'RevisionTooLarge'
+  | 'ValueTooLarge'
+  | 'Unavailable';
+
+/** The only error that leaves storage. `current` carries the key's current value on Conflict / KeyExists. */
+export class StorageError extends Error {
+  constructor(
+    readonly code: StorageErrorCode,
+    message: string,
+    readonly key?: string,
+    readonly current?: KeyValue,
+    /** For Compacted: the compacted revision; for RevisionTooLarge: the current revision. */
+    readonly revision?: number,
+  ) {
+    super(message);
+    this.name = 'StorageError';
+  }
+}
+
+export const isStorageError = (e: unknown, code?: StorageErrorCode): e is StorageError =>
+  e instanceof StorageError && (code === undefined || e.code === code);
+
+export interface RevisionedStore {
+  /** Current value of one key. */
+  get(key: string, opts?: GetOptions): Promise<GetResult>;
+  /** Keys under a prefix (a prefix `/a/` never matches `/ab`), ordered by key. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  /** Number of live keys under a prefix. */
+  count(prefix: string): Promise<number>;
+  /**
+   * Writes `value` if the key's modRevision equals `expectedModRevision` (0: the key must not exist).
+   * Throws KeyExists (expected 0, key exists), KeyNotFound (expected > 0, key missing) or Conflict,
+   * each with `current` set to the key's current value when there is one. Durable when it resolves.
+   */
+  optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult>;
+  /** Deletes the key if its modRevision equals `expectedModRevision`; KeyNotFound / Conflict otherwise. */
+  optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult>;
+  /** Streams changes under a prefix; throws Compacted (on iteration) if afterRevision < compacted revision. */
+  watch(prefix: string, opts: WatchOptions): StoreWatch;
+  /** The latest revision of the whole store. */
+  currentRevision(): Promise<number>;
+  /** The oldest revision still readable (history at or below it, except current values, is gone). */
+  compactedRevision(): Promise<number>;
+  /** Drops history older than `revision`; reads and watches below it then fail with Compacted. */
+  compact(revision: number): Promise<void>;
+  /** Ends every watch and releases resources. */
+  close(): Promise<void>;
+}
