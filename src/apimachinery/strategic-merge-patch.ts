@@ -1,0 +1,217 @@
+// Strategic merge patch (application/strategic-merge-patch+json), driven by a kind's schema:
+// maps merge key by key, lists follow their declared patch strategy (merge by key, set union
+// of primitives, or atomic replace), and the directives $patch, $retainKeys,
+// $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured.
+
+import { resolveSchema, type Schema, type SchemaRegistry } from './schema.js';
+
+type JsonMap = Record<string, unknown>;
+
+/** A malformed patch (bad directive, wrong shapes); the http layer renders it as 400. */
+export class StrategicPatchError extends Error {
+  override name = 'StrategicPatchError';
+}
+
+const DIRECTIVE = '$patch';
+const RETAIN_KEYS = '$retainKeys';
+const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
+const SET_ELEMENT_ORDER = '$setElementOrder/';
+
+const isMap = (v: unknown): v is JsonMap => typeof v === 'object' && v !== null && !Array.isArray(v);
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** Applies `patch` to a copy of `original`; `schema` describes the original's type. */
+export function applyStrategicMergePatch(original: JsonMap, patch: unknown, schema: Schema, registry: SchemaRegistry): JsonMap {
+  if (!isMap(patch)) throw new StrategicPatchError('invalid JSON document: a strategic merge patch must be a JSON object');
+  const result = mergeMap(clone(original), patch, schema, registry);
+  return result ?? {};
+}
+
+interface ListStrategy {
+  kind: 'replace' | 'merge-primitives' | 'merge-by-key';
+  mergeKey?: string;
+  itemSchema?: Schema;
+}
+
+function listStrategy(fieldSchema: Schema | undefined, registry: SchemaRegistry): ListStrategy {
+  const s = resolveSchema(fieldSchema, registry);
+  const strategies = (s?.['x-kubernetes-patch-strategy'] ?? '').split(',');
+  const itemSchema = resolveSchema(s?.items, registry);
+  if (!strategies.includes('merge')) return { kind: 'replace', itemSchema };
+  const mergeKey = s?.['x-kubernetes-patch-merge-key'];
+  if (mergeKey) return { kind: 'merge-by-key', mergeKey, itemSchema };
+  return { kind: 'merge-primitives', itemSchema };
+}
+
+function propertySchema(schema: Schema | undefined, key: string, registry: SchemaRegistry): Schema | undefined {
+  const s = resolveSchema(schema, registry);
+  if (!s) return undefined;
+  if (s.properties && key in s.properties) return s.properties[key];
+  if (isMap(s.additionalProperties)) return s.additionalProperties;
+  return undefined;
+}
+
+/** Merges `patch` into `original` in place; returns undefined when the map itself is deleted. */
+function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined, registry: SchemaRegistry): JsonMap | undefined {
+  const directive = patch[DIRECTIVE];
+  if (directive !== undefined) {
+    if (directive === 'delete') return undefined;
+    if (directive === 'replace') return stripDirectives(withoutKey(patch, DIRECTIVE), schema, registry) as JsonMap;
+    if (directive !== 'merge') throw new StrategicPatchError(`unknown patch type: ${String(directive)}`);
+  }
+  if (RETAIN_KEYS in patch) applyRetainKeys(original, patch[RETAIN_KEYS]);
+
+  // $setElementOrder compares against the stored order before this patch (kube's serverOrder).
+  const orders: [string, unknown, unknown[]][] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === DIRECTIVE || key === RETAIN_KEYS) continue;
+    if (key.startsWith(DELETE_FROM_PRIMITIVE)) {
+      deleteFromPrimitiveList(original, key.slice(DELETE_FROM_PRIMITIVE.length), value);
+      continue;
+    }
+    if (key.startsWith(SET_ELEMENT_ORDER)) {
+      const field = key.slice(SET_ELEMENT_ORDER.length);
+      const stored = original[field];
+      orders.push([field, value, Array.isArray(stored) ? [...stored] : []]);
+      continue;
+    }
+    const fieldSchema = propertySchema(schema, key, registry);
+    if (value === null) {
+      delete original[key];
+      continue;
+    }
+    const current = original[key];
+    if (isMap(value) && isMap(current)) {
+      const merged = mergeMap(current, value, fieldSchema, registry);
+      if (merged === undefined) delete original[key];
+      else original[key] = merged;
+    } else if (Array.isArray(value) && Array.isArray(current)) {
+      original[key] = mergeList(current, value, listStrategy(fieldSchema, registry), registry);
+    } else if (isMap(value) && value[DIRECTIVE] === 'delete') {
+      delete original[key];
+    } else {
+      original[key] = stripDirectives(value, fieldSchema, registry);
+    }
+  }
+  for (const [field, order, serverOrder] of orders) {
+    applyElementOrder(original, field, order, serverOrder, propertySchema(schema, field, registry), registry);
+  }
+  return original;
+}
+
+function withoutKey(m: JsonMap, key: string): JsonMap {
+  const { [key]: _dropped, ...rest } = m;
+  return rest;
+}
+
+function applyRetainKeys(original: JsonMap, retain: unknown): void {
+  if (!Array.isArray(retain) || !retain.every((k) => typeof k === 'string')) {
+    throw new StrategicPatchError('invalid patch: $retainKeys must be a list of strings');
+  }
+  for (const key of Object.keys(original)) if (!retain.includes(key)) delete original[key];
+}
+
+function deleteFromPrimitiveList(original: JsonMap, field: string, values: unknown): void {
+  if (!Array.isArray(values)) throw new StrategicPatchError(`invalid patch: ${DELETE_FROM_PRIMITIVE}${field} must be a list`);
+  const current = original[field];
+  if (!Array.isArray(current)) return;
+  original[field] = current.filter((item) => !values.some((v) => primitiveEqual(v, item)));
+}
+
+const primitiveEqual = (a: unknown, b: unknown): boolean => a === b;
+
+function mergeList(current: unknown[], patch: unknown[], strategy: ListStrategy, registry: SchemaRegistry): unknown[] {
+  if (strategy.kind === 'replace') return patch.map((v) => stripDirectives(v, strategy.itemSchema, registry));
+  if (strategy.kind === 'merge-primitives') {
+    const out = [...current];
+    for (const item of patch) {
+      if (isMap(item)) throw new StrategicPatchError('invalid patch: a list of primitives cannot hold objects');
+      if (!out.some((v) => primitiveEqual(v, item))) out.push(item);
+    }
+    return out;
+  }
+  return mergeListByKey(current, patch, strategy.mergeKey!, strategy.itemSchema, registry);
+}
+
+function mergeListByKey(current: unknown[], patch: unknown[], mergeKey: string, itemSchema: Schema | undefined, registry: SchemaRegistry): unknown[] {
+  if (patch.some((item) => isMap(item) && item[DIRECTIVE] === 'replace')) {
+    return patch.filter((item) => !(isMap(item) && item[DIRECTIVE] === 'replace')).map((v) => stripDirectives(v, itemSchema, registry));
+  }
+  const out = [...current];
+  for (const item of patch) {
+    if (!isMap(item)) throw new StrategicPatchError(`invalid patch: list items must be objects with the merge key "${mergeKey}"`);
+    if (!(mergeKey in item)) throw new StrategicPatchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+    const index = out.findIndex((v) => isMap(v) && v[mergeKey] === item[mergeKey]);
+    if (item[DIRECTIVE] === 'delete') {
+      for (let i = out.length - 1; i >= 0; i--) {
+        const v = out[i];
+        if (isMap(v) && v[mergeKey] === item[mergeKey]) out.splice(i, 1);
+      }
+      continue;
+    }
+    if (index < 0) {
+      out.push(stripDirectives(item, itemSchema, registry));
+      continue;
+    }
+    const merged = mergeMap(out[index] as JsonMap, item, itemSchema, registry);
+    if (merged === undefined) out.splice(index, 1);
+    else out[index] = merged;
+  }
+  return out;
+}
+
+/**
+ * $setElementOrder/<field>: the listed items come in the given order; items only the server
+ * knows are interleaved by their stored position (kube's mergeSortedSlice: a server-only item
+ * goes first only when both items were stored and it was stored earlier).
+ */
+function applyElementOrder(
+  original: JsonMap,
+  field: string,
+  order: unknown,
+  serverOrder: unknown[],
+  fieldSchema: Schema | undefined,
+  registry: SchemaRegistry,
+): void {
+  if (!Array.isArray(order)) throw new StrategicPatchError(`invalid patch: ${SET_ELEMENT_ORDER}${field} must be a list`);
+  const list = original[field];
+  if (!Array.isArray(list)) return;
+  const { mergeKey } = listStrategy(fieldSchema, registry);
+  const identity = (v: unknown): unknown => (mergeKey && isMap(v) ? v[mergeKey] : v);
+  const orderIds = order.map(identity);
+  const serverIds = serverOrder.map(identity);
+  const rank = (v: unknown): number => orderIds.indexOf(identity(v));
+  const stored = (v: unknown): number => serverIds.indexOf(identity(v));
+  const patched = list.filter((v) => rank(v) >= 0).sort((a, b) => rank(a) - rank(b));
+  const serverOnly = list.filter((v) => rank(v) < 0).sort((a, b) => stored(a) - stored(b));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < patched.length) {
+    if (j >= patched.length) out.push(serverOnly[i++]);
+    else if (i >= serverOnly.length) out.push(patched[j++]);
+    else {
+      const [l, r] = [stored(serverOnly[i]), stored(patched[j])];
+      if (l >= 0 && r >= 0 && l < r) out.push(serverOnly[i++]);
+      else out.push(patched[j++]);
+    }
+  }
+  original[field] = out;
+}
+
+/** A value new to the original: drop any directives nested in it. */
+function stripDirectives(value: unknown, schema: Schema | undefined, registry: SchemaRegistry): unknown {
+  if (Array.isArray(value)) {
+    const itemSchema = resolveSchema(schema, registry)?.items;
+    return value.filter((v) => !(isMap(v) && v[DIRECTIVE] === 'delete')).map((v) => stripDirectives(v, itemSchema, registry));
+  }
+  if (!isMap(value)) return value;
+  const out: JsonMap = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === DIRECTIVE || k === RETAIN_KEYS || k.startsWith(DELETE_FROM_PRIMITIVE) || k.startsWith(SET_ELEMENT_ORDER)) continue;
+    if (v === null) continue;
+    if (isMap(v) && v[DIRECTIVE] === 'delete') continue;
+    out[k] = stripDirectives(v, propertySchema(schema, k, registry), registry);
+  }
+  return out;
+}
