@@ -1,0 +1,7 @@
+import { describeRevisionedStore } from './storage-conformance.js';
+import { MemoryStore } from './memory-store.js';
+
+describeRevisionedStore('memory', async () => {
+  const store = new MemoryStore();
+  return { store, cleanup: () => store.close() };
+});

@@ -1,0 +1,300 @@
+// The embedded default backend: the RevisionedStore contract on better-sqlite3.
+// Durability: an acknowledged write is synced (WAL + synchronous=FULL). Group commit: writes
+// issued in the same turn of the event loop are applied in ONE transaction with ONE sync, and
+// each still succeeds or fails on its own compare-and-swap. One process owns the file (a lock
+// file beside it), so committed changes are pushed to watchers directly, without polling.
+
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { applySchema, prefixEnd } from './sqlite-schema.js';
+import { acquireLockFile, type LockFile } from './lock-file.js';
+import { WatchHub } from './watch-hub.js';
+import {
+  StorageError,
+  type DeleteResult,
+  type GetOptions,
+  type GetResult,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type PutResult,
+  type RevisionedStore,
+  type StoreWatch,
+  type WatchEvent,
+  type WatchOptions,
+} from './revisioned-store.js';
+
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:' for a store that lives as long as the process. */
+  path: string;
+  /** 'full' (default): synced before a write is acknowledged; 'normal': WAL without a sync per commit. */
+  durability?: 'full' | 'normal';
+  /** Largest value accepted (bytes); larger writes fail with ValueTooLarge. */
+  maxValueBytes?: number;
+}
+
+interface Row {
+  key: string;
+  revision: number;
+  create_revision: number;
+  value: Buffer;
+}
+interface LogRow extends Row {
+  prev_revision: number;
+  deleted: number;
+}
+
+type PendingWrite =
+  | { op: 'put'; key: string; value: Uint8Array; expected: number; resolve(r: PutResult): void; reject(e: unknown): void }
+  | { op: 'delete'; key: string; expected: number; resolve(r: DeleteResult): void; reject(e: unknown): void };
+
+const toKv = (r: Row): KeyValue => ({ key: r.key, value: r.value, createRevision: r.create_revision, modRevision: r.revision });
+
+export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(opts);
+}
+
+export class SqliteStore implements RevisionedStore {
+  private readonly db: Database.Database;
+  private readonly lock: LockFile | undefined;
+  private readonly hub: WatchHub;
+  private readonly maxValueBytes: number;
+  private revision: number;
+  private compacted: number;
+  private pending: PendingWrite[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly stmt;
+
+  constructor(opts: SqliteStoreOptions) {
+    const inMemory = opts.path === ':memory:';
+    if (!inMemory) {
+      mkdirSync(dirname(opts.path), { recursive: true });
+      this.lock = acquireLockFile(`${opts.path}.lock`);
+    }
+    try {
+      this.db = new Database(opts.path);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+      this.db.pragma('busy_timeout = 5000');
+      applySchema(this.db);
+    } catch (err) {
+      this.lock?.release();
+      throw err;
+    }
+    this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
+    const db = this.db;
+    this.stmt = {
+      meta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
+      setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE name = ?'),
+      current: db.prepare<[string], Row>('SELECT key, revision, create_revision, value FROM current WHERE key = ?'),
+      atRevision: db.prepare<[string, number], LogRow>(
+        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key = ? AND revision <= ? ORDER BY revision DESC LIMIT 1',
+      ),
+      listCurrent: db.prepare<[string, string, string, number], Row>(
+        'SELECT key, revision, create_revision, value FROM current WHERE key >= ? AND key < ? AND key > ? ORDER BY key LIMIT ?',
+      ),
+      listAt: db.prepare<[string, string, string, number, number], LogRow>(
+        `SELECT key, revision, create_revision, value, prev_revision, deleted FROM log AS l
+         WHERE key >= ? AND key < ? AND key > ?
+           AND revision = (SELECT MAX(revision) FROM log WHERE key = l.key AND revision <= ?)
+           AND deleted = 0
+         ORDER BY key LIMIT ?`,
+      ),
+      count: db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ?'),
+      insertLog: db.prepare<[number, string, Buffer | null, number, number, number]>(
+        'INSERT INTO log (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      upsertCurrent: db.prepare<[string, number, number, Buffer]>(
+        'INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET revision = excluded.revision, create_revision = excluded.create_revision, value = excluded.value',
+      ),
+      deleteCurrent: db.prepare<[string]>('DELETE FROM current WHERE key = ?'),
+      history: db.prepare<[string, string, number], LogRow>(
+        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key >= ? AND key < ? AND revision > ? ORDER BY revision',
+      ),
+      byRevision: db.prepare<[number], LogRow>('SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE revision = ?'),
+      compactSuperseded: db.prepare<[number, number]>(
+        `DELETE FROM log WHERE revision IN (
+           SELECT l.prev_revision FROM log AS l JOIN log AS p ON p.revision = l.prev_revision
+           WHERE l.prev_revision != 0 AND l.revision <= ? LIMIT ?)`,
+      ),
+      compactTombstones: db.prepare<[number]>('DELETE FROM log WHERE deleted = 1 AND revision <= ?'),
+    };
+    this.revision = this.stmt.meta.get('revision')!.value;
+    this.compacted = this.stmt.meta.get('compacted')!.value;
+    this.hub = new WatchHub(() => this.revision);
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
+    const rev = this.readRevision(opts.revision);
+    if (rev === this.revision) {
+      const row = this.stmt.current.get(key);
+      return row ? { kv: toKv(row), revision: rev } : { revision: rev };
+    }
+    const row = this.stmt.atRevision.get(key, rev);
+    return row && !row.deleted ? { kv: toKv(row), revision: rev } : { revision: rev };
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const rev = this.readRevision(opts.revision);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : -1;
+    const fetch = limit > 0 ? limit + 1 : -1;
+    const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : '';
+    const rows =
+      rev === this.revision
+        ? this.stmt.listCurrent.all(prefix, prefixEnd(prefix), after, fetch)
+        : this.stmt.listAt.all(prefix, prefixEnd(prefix), after, rev, fetch);
+    const more = limit > 0 && rows.length > limit;
+    return { kvs: (more ? rows.slice(0, limit) : rows).map(toKv), more, revision: rev };
+  }
+
+  async count(prefix: string): Promise<number> {
+    return this.stmt.count.get(prefix, prefixEnd(prefix))!.n;
+  }
+
+  optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
+    if (value.byteLength > this.maxValueBytes) {
+      return Promise.reject(new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key));
+    }
+    return new Promise((resolve, reject) => this.enqueue({ op: 'put', key, value, expected: expectedModRevision, resolve, reject }));
+  }
+
+  optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    return new Promise((resolve, reject) => this.enqueue({ op: 'delete', key, expected: expectedModRevision, resolve, reject }));
+  }
+
+  watch(prefix: string, opts: WatchOptions): StoreWatch {
+    if (this.closed) return this.hub.failed(new StorageError('Unavailable', 'store is closed'));
+    const after = opts.afterRevision > 0 ? opts.afterRevision : this.revision;
+    if (after < this.compacted) {
+      return this.hub.failed(new StorageError('Compacted', `required revision ${after} has been compacted (compacted revision ${this.compacted})`, undefined, undefined, this.compacted));
+    }
+    // Synchronous: no commit can land between reading the backlog and subscribing.
+    const backlog = after < this.revision ? this.stmt.history.all(prefix, prefixEnd(prefix), after).map((r) => this.eventOf(r)) : [];
+    return this.hub.subscribe(prefix, opts.signal, backlog);
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    return this.compacted;
+  }
+
+  /** Removes superseded rows and tombstones at or below `revision`, in batches, then records it. */
+  async compact(revision: number): Promise<void> {
+    const target = Math.min(revision, this.revision);
+    if (target <= this.compacted) return;
+    for (;;) {
+      const removed = this.db.transaction(() => this.stmt.compactSuperseded.run(target, 1000).changes)();
+      if (removed === 0) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    this.db.transaction(() => {
+      this.stmt.compactTombstones.run(target);
+      this.stmt.setMeta.run(target, 'compacted');
+    })();
+    this.compacted = target;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.pending.length) this.flush();
+    this.closed = true;
+    this.hub.closeAll();
+    this.db.close();
+    this.lock?.release();
+  }
+
+  private readRevision(requested: number | undefined): number {
+    if (this.closed) throw new StorageError('Unavailable', 'store is closed');
+    if (!requested) return this.revision;
+    if (requested > this.revision) {
+      throw new StorageError('RevisionTooLarge', `revision ${requested} is newer than the current revision ${this.revision}`, undefined, undefined, this.revision);
+    }
+    if (requested < this.compacted) {
+      throw new StorageError('Compacted', `revision ${requested} has been compacted (compacted revision ${this.compacted})`, undefined, undefined, this.compacted);
+    }
+    return requested;
+  }
+
+  private eventOf(r: LogRow): WatchEvent {
+    const prev = r.prev_revision ? this.stmt.byRevision.get(r.prev_revision) : undefined;
+    const prevKv = prev && !prev.deleted ? toKv(prev) : undefined;
+    if (r.deleted) return { type: 'delete', revision: r.revision, key: r.key, prevKv: prevKv ?? { key: r.key, value: new Uint8Array(), createRevision: r.create_revision, modRevision: r.prev_revision } };
+    return prevKv ? { type: 'put', revision: r.revision, kv: toKv(r), prevKv } : { type: 'put', revision: r.revision, kv: toKv(r) };
+  }
+
+  private enqueue(w: PendingWrite): void {
+    if (this.closed) {
+      w.reject(new StorageError('Unavailable', 'store is closed', w.key));
+      return;
+    }
+    this.pending.push(w);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Applies every queued write in one transaction (one sync), then settles each and notifies watchers. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const outcomes: (() => void)[] = [];
+    const events: WatchEvent[] = [];
+    let revision = this.revision;
+    try {
+      this.db.transaction(() => {
+        for (const w of batch) {
+          const current = this.stmt.current.get(w.key);
+          const failure = this.casFailure(w, current);
+          if (failure) {
+            outcomes.push(() => w.reject(failure));
+            continue;
+          }
+          const rev = ++revision;
+          if (w.op === 'put') {
+            const value = Buffer.from(w.value.buffer, w.value.byteOffset, w.value.byteLength);
+            const createRevision = current ? current.create_revision : rev;
+            this.stmt.insertLog.run(rev, w.key, value, createRevision, current?.revision ?? 0, 0);
+            this.stmt.upsertCurrent.run(w.key, rev, createRevision, value);
+            const kv: KeyValue = { key: w.key, value, createRevision, modRevision: rev };
+            events.push(current ? { type: 'put', revision: rev, kv, prevKv: toKv(current) } : { type: 'put', revision: rev, kv });
+            outcomes.push(() => w.resolve({ revision: rev, kv }));
+          } else {
+            const prevKv = toKv(current!);
+            this.stmt.insertLog.run(rev, w.key, null, current!.create_revision, current!.revision, 1);
+            this.stmt.deleteCurrent.run(w.key);
+            events.push({ type: 'delete', revision: rev, key: w.key, prevKv });
+            outcomes.push(() => w.resolve({ revision: rev, prevKv }));
+          }
+        }
+        this.stmt.setMeta.run(revision, 'revision');
+      })();
+    } catch (err) {
+      const failure = new StorageError('Unavailable', `storage write failed: ${err instanceof Error ? err.message : String(err)}`);
+      for (const w of batch) w.reject(failure);
+      return;
+    }
+    this.revision = revision;
+    for (const settle of outcomes) settle();
+    this.hub.publish(events);
+  }
+
+  private casFailure(w: PendingWrite, current: Row | undefined): StorageError | undefined {
+    if (w.expected === 0) {
+      if (w.op === 'put') return current ? new StorageError('KeyExists', `key ${w.key} already exists`, w.key, toKv(current)) : undefined;
+      return current ? undefined : new StorageError('KeyNotFound', `key ${w.key} not found`, w.key);
+    }
+    if (!current) return new StorageError('KeyNotFound', `key ${w.key} not found`, w.key);
+    if (current.revision !== w.expected) {
+      return new StorageError('Conflict', `key ${w.key} is at revision ${current.revision}, not ${w.expected}`, w.key, toKv(current));
+    }
+    return undefined;
+  }
+}

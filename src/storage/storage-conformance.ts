@@ -1,0 +1,189 @@
+// One conformance suite for every RevisionedStore backend (memory, sqlite, later etcd): the cases
+// of Kubernetes' storage tests that apply to the contract. Backends call describeRevisionedStore.
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isStorageError, type RevisionedStore, type StorageErrorCode, type WatchEvent } from './revisioned-store.js';
+
+export type StoreFactory = () => Promise<{ store: RevisionedStore; cleanup(): Promise<void> }>;
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array | undefined): string | undefined => (b ? new TextDecoder().decode(b) : undefined);
+
+const rejectsWith = (p: Promise<unknown>, code: StorageErrorCode) => assert.rejects(p, (e: unknown) => isStorageError(e, code));
+
+/** Collects `n` events from a watch, failing after a bounded wait. */
+async function take(watch: AsyncIterable<WatchEvent>, n: number, ms = 5000): Promise<WatchEvent[]> {
+  const out: WatchEvent[] = [];
+  const it = watch[Symbol.asyncIterator]();
+  const deadline = setTimeout(() => it.return?.(), ms);
+  try {
+    while (out.length < n) {
+      const r = await it.next();
+      if (r.done) break;
+      out.push(r.value);
+    }
+  } finally {
+    clearTimeout(deadline);
+  }
+  return out;
+}
+
+const summary = (e: WatchEvent): string =>
+  e.type === 'put' ? `put ${e.kv.key}=${text(e.kv.value)}@${e.revision}${e.prevKv ? ` prev=${text(e.prevKv.value)}` : ''}` : e.type === 'delete' ? `delete ${e.key}@${e.revision} prev=${text(e.prevKv.value)}` : `progress@${e.revision}`;
+
+export function describeRevisionedStore(name: string, makeStore: StoreFactory): void {
+  const withStore = (fn: (s: RevisionedStore) => Promise<void>) => async () => {
+    const { store, cleanup } = await makeStore();
+    try {
+      await fn(store);
+    } finally {
+      await cleanup();
+    }
+  };
+
+  describe(`RevisionedStore conformance: ${name}`, () => {
+    test('create, read back, and KeyExists with the current value', withStore(async (s) => {
+      const r = await s.optimisticPut('/r/a/1', bytes('v1'), 0);
+      assert.equal(r.kv.modRevision, r.revision);
+      assert.equal(r.kv.createRevision, r.revision);
+      const got = await s.get('/r/a/1');
+      assert.equal(text(got.kv?.value), 'v1');
+      assert.equal(got.kv?.modRevision, r.revision);
+      await assert.rejects(s.optimisticPut('/r/a/1', bytes('v2'), 0), (e: unknown) => isStorageError(e, 'KeyExists') && text(e.current?.value) === 'v1');
+    }));
+
+    test('revisions increase strictly across keys', withStore(async (s) => {
+      const a = await s.optimisticPut('/r/a/1', bytes('x'), 0);
+      const b = await s.optimisticPut('/r/b/1', bytes('y'), 0);
+      assert.ok(b.revision > a.revision);
+      assert.equal(await s.currentRevision(), b.revision);
+    }));
+
+    test('compare-and-swap: conflict carries the current value; a missing key is KeyNotFound', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/a/1', bytes('v1'), 0);
+      const u = await s.optimisticPut('/r/a/1', bytes('v2'), c.revision);
+      assert.equal(u.kv.createRevision, c.revision);
+      await assert.rejects(s.optimisticPut('/r/a/1', bytes('v3'), c.revision), (e: unknown) => isStorageError(e, 'Conflict') && e.current?.modRevision === u.revision);
+      await rejectsWith(s.optimisticPut('/r/a/missing', bytes('v'), 5), 'KeyNotFound');
+    }));
+
+    test('an identical value is still a new revision (no-op detection is the registry\'s job)', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/a/1', bytes('same'), 0);
+      const u = await s.optimisticPut('/r/a/1', bytes('same'), c.revision);
+      assert.ok(u.revision > c.revision);
+    }));
+
+    test('conditional delete, then the key is gone; deleting again is KeyNotFound', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/a/1', bytes('v1'), 0);
+      await rejectsWith(s.optimisticDelete('/r/a/1', c.revision + 100), 'Conflict');
+      const d = await s.optimisticDelete('/r/a/1', c.revision);
+      assert.equal(text(d.prevKv.value), 'v1');
+      assert.equal((await s.get('/r/a/1')).kv, undefined);
+      await rejectsWith(s.optimisticDelete('/r/a/1', c.revision), 'KeyNotFound');
+    }));
+
+    test('get at a past revision, beyond the current one, and after compaction', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/a/1', bytes('v1'), 0);
+      const u = await s.optimisticPut('/r/a/1', bytes('v2'), c.revision);
+      assert.equal(text((await s.get('/r/a/1', { revision: c.revision })).kv?.value), 'v1');
+      assert.equal(text((await s.get('/r/a/1', { revision: u.revision })).kv?.value), 'v2');
+      await rejectsWith(s.get('/r/a/1', { revision: u.revision + 10 }), 'RevisionTooLarge');
+      await s.compact(u.revision);
+      assert.equal(await s.compactedRevision(), u.revision);
+      await rejectsWith(s.get('/r/a/1', { revision: c.revision }), 'Compacted');
+      assert.equal(text((await s.get('/r/a/1')).kv?.value), 'v2', 'the current value survives compaction');
+    }));
+
+    test('list: ordered by key, prefix isolation, count', withStore(async (s) => {
+      for (const k of ['/r/a/b', '/r/a/a', '/r/ab/x', '/r/a/c']) await s.optimisticPut(k, bytes(k), 0);
+      const l = await s.list('/r/a/');
+      assert.deepEqual(l.kvs.map((kv) => kv.key), ['/r/a/a', '/r/a/b', '/r/a/c']);
+      assert.equal(l.more, false);
+      assert.equal(await s.count('/r/a/'), 3);
+    }));
+
+    test('list pages over one snapshot while writes continue', withStore(async (s) => {
+      for (const k of ['1', '2', '3', '4', '5']) await s.optimisticPut(`/r/p/${k}`, bytes(k), 0);
+      const first = await s.list('/r/p/', { limit: 2 });
+      assert.deepEqual(first.kvs.map((kv) => kv.key), ['/r/p/1', '/r/p/2']);
+      assert.equal(first.more, true);
+      const three = await s.get('/r/p/3');
+      await s.optimisticPut('/r/p/3', bytes('changed'), three.kv!.modRevision);
+      await s.optimisticDelete('/r/p/4', (await s.get('/r/p/4')).kv!.modRevision);
+      await s.optimisticPut('/r/p/6', bytes('6'), 0);
+      const rest = await s.list('/r/p/', { limit: 10, startAfter: '/r/p/2', revision: first.revision });
+      assert.deepEqual(rest.kvs.map((kv) => `${kv.key}=${text(kv.value)}`), ['/r/p/3=3', '/r/p/4=4', '/r/p/5=5']);
+      assert.equal(rest.more, false);
+      assert.equal(rest.revision, first.revision);
+      const now = await s.list('/r/p/');
+      assert.deepEqual(now.kvs.map((kv) => `${kv.key}=${text(kv.value)}`), ['/r/p/1=1', '/r/p/2=2', '/r/p/3=changed', '/r/p/5=5', '/r/p/6=6']);
+    }));
+
+    test('watch from now sees only later changes, with prevKv', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/w/1', bytes('before'), 0);
+      const ac = new AbortController();
+      const w = s.watch('/r/w/', { afterRevision: 0, signal: ac.signal });
+      const u = await s.optimisticPut('/r/w/1', bytes('after'), c.revision);
+      await s.optimisticPut('/r/other/1', bytes('elsewhere'), 0);
+      await s.optimisticDelete('/r/w/1', u.revision);
+      const events = await take(w, 2);
+      ac.abort();
+      assert.deepEqual(events.map(summary), [`put /r/w/1=after@${u.revision} prev=before`, `delete /r/w/1@${u.revision + 2} prev=after`]);
+    }));
+
+    test('watch from a past revision replays history, then continues live without gaps or duplicates', withStore(async (s) => {
+      await s.optimisticPut('/r/unrelated/0', bytes('0'), 0); // afterRevision 0 would mean "from now"
+      const a = await s.optimisticPut('/r/w/a', bytes('1'), 0);
+      await s.optimisticPut('/r/w/a', bytes('2'), a.revision);
+      const ac = new AbortController();
+      const w = s.watch('/r/w/', { afterRevision: a.revision - 1, signal: ac.signal });
+      await s.optimisticPut('/r/w/b', bytes('3'), 0);
+      const events = await take(w, 3);
+      ac.abort();
+      assert.deepEqual(events.map(summary), [`put /r/w/a=1@${a.revision}`, `put /r/w/a=2@${a.revision + 1} prev=1`, `put /r/w/b=3@${a.revision + 2}`]);
+    }));
+
+    test('watch from a compacted revision fails with Compacted', withStore(async (s) => {
+      const a = await s.optimisticPut('/r/w/a', bytes('1'), 0);
+      const b = await s.optimisticPut('/r/w/a', bytes('2'), a.revision);
+      await s.optimisticPut('/r/w/a', bytes('3'), b.revision);
+      await s.compact(b.revision);
+      const w = s.watch('/r/w/', { afterRevision: a.revision, signal: new AbortController().signal });
+      await assert.rejects(take(w, 1), (e: unknown) => isStorageError(e, 'Compacted'));
+    }));
+
+    test('a slow reader still gets every event in order; abort ends the iteration', withStore(async (s) => {
+      const ac = new AbortController();
+      const w = s.watch('/r/slow/', { afterRevision: 0, signal: ac.signal });
+      const writes = await Promise.all(Array.from({ length: 50 }, (_, i) => s.optimisticPut(`/r/slow/${String(i).padStart(2, '0')}`, bytes(String(i)), 0)));
+      const events = await take(w, 50);
+      assert.deepEqual(events.map((e) => e.revision), writes.map((r) => r.revision).sort((x, y) => x - y));
+      ac.abort();
+      assert.deepEqual(await take(w, 1, 1000), []);
+    }));
+
+    test('requestProgress reports the current revision after earlier events', withStore(async (s) => {
+      const ac = new AbortController();
+      const w = s.watch('/r/prog/', { afterRevision: 0, signal: ac.signal });
+      await s.optimisticPut('/r/prog/1', bytes('x'), 0);
+      const other = await s.optimisticPut('/r/elsewhere/1', bytes('y'), 0);
+      w.requestProgress();
+      const events = await take(w, 2);
+      ac.abort();
+      assert.deepEqual(events.map(summary), [`put /r/prog/1=x@${other.revision - 1}`, `progress@${other.revision}`]);
+    }));
+
+    test('concurrent writes each get their own outcome', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/c/x', bytes('0'), 0);
+      const results = await Promise.allSettled([
+        s.optimisticPut('/r/c/x', bytes('a'), c.revision),
+        s.optimisticPut('/r/c/x', bytes('b'), c.revision),
+        s.optimisticPut('/r/c/y', bytes('y'), 0),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.ok(isStorageError((results[1] as PromiseRejectedResult).reason, 'Conflict'));
+      assert.equal(text((await s.get('/r/c/x')).kv?.value), 'a');
+    }));
+  });
+}
