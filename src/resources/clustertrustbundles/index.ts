@@ -1,0 +1,28 @@
+// The ClusterTrustBundle resource definition: everything the server needs to serve the kind.
+
+import type { ResourceDefinition } from '../../registry/resource-definition.js';
+import { CTB_LIST_SCHEMA, CTB_SCHEMA, clusterTrustBundleSchemas } from './openapi.js';
+import { clusterTrustBundleStrategy } from './strategy.js';
+import { clusterTrustBundleColumns } from './table.js';
+import { GROUP, KIND, VERSION, type ClusterTrustBundle } from './types.js';
+
+export const clusterTrustBundles: ResourceDefinition<ClusterTrustBundle> = {
+  group: GROUP,
+  version: VERSION,
+  kind: KIND,
+  listKind: `${KIND}List`,
+  plural: 'clustertrustbundles',
+  singular: 'clustertrustbundle',
+  scope: 'Cluster',
+  shortNames: ['ctb'],
+  categories: [],
+  verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+  strategy: clusterTrustBundleStrategy,
+  subresources: [],
+  table: clusterTrustBundleColumns,
+  schemas: clusterTrustBundleSchemas,
+  schemaName: CTB_SCHEMA,
+  listSchemaName: CTB_LIST_SCHEMA,
+  selectableFields: (o) => ({ 'metadata.name': o.metadata.name ?? '', 'spec.signerName': o.spec?.signerName ?? '' }),
+  unknownFieldLabelMessage: (label) => `field label not supported: ${label}`,
+};

@@ -1,0 +1,17 @@
+// How the generic store treats ClusterTrustBundles: no status, resourceVersion required on
+// update (AllowUnconditionalUpdate=false upstream), generation tracked per decisions.md 3.
+
+import { defineStrategy } from '../../registry/strategy.js';
+import { bumpGenerationOnSpecChange, initialGeneration } from '../generation.js';
+import type { ClusterTrustBundle } from './types.js';
+import { validateClusterTrustBundle, validateClusterTrustBundleUpdate } from './validation.js';
+
+export const clusterTrustBundleStrategy = defineStrategy<ClusterTrustBundle>({
+  prepareForCreate: (_ctx, obj) => initialGeneration(obj),
+  prepareForUpdate: (_ctx, obj, old) => bumpGenerationOnSpecChange(obj, old),
+  validate: (_ctx, obj) => validateClusterTrustBundle(obj),
+  validateUpdate: (_ctx, obj, old) => validateClusterTrustBundleUpdate(obj, old),
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: false,
+  resetFields: [],
+});
