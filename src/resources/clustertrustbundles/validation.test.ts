@@ -55,7 +55,7 @@ describe('Go pem.Decode semantics', () => {
       `-----BEGIN CERTIFICATE-----\n${body()}!\n-----END CERTIFICATE-----\n`,
       `-----BEGIN CERTIFICATE-----\n${body()}\n-----END OTHER-----\n`,
       `-----BEGIN CERTIFICATE-----\n${body()}\n-----END CERTIFICATE----- x\n`,
-      `-----BEGIN CERTIFICATE-----\n${body().replace(/=+$/, '')}\n-----END CERTIFICATE-----\n`.replace(/\n(?=-----END)/, 'A\n'),
+      `-----BEGIN CERTIFICATE-----\n${body().slice(0, 8)}=${body().slice(8)}\n-----END CERTIFICATE-----\n`,
     ]) {
       const blocks = pemDecodeAll(bad + good);
       assert.equal(blocks.length, 1, bad);
