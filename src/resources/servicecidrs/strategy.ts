@@ -1,0 +1,46 @@
+// How the generic store treats ServiceCIDRs (upstream strategy plus decisions.md 3–5):
+// unconditional updates allowed; status wiped on create and kept on main-resource updates;
+// /status writes change only status.
+
+import { defineStrategy } from '../../registry/strategy.js';
+import { bumpGenerationOnSpecChange, initialGeneration } from '../generation.js';
+import type { ServiceCIDR } from './types.js';
+import { validateServiceCIDR, validateServiceCIDRStatusUpdate, validateServiceCIDRUpdate } from './validation.js';
+
+export const serviceCIDRStrategy = defineStrategy<ServiceCIDR>({
+  prepareForCreate: (_ctx, obj) => {
+    delete obj.status;
+    initialGeneration(obj);
+  },
+  prepareForUpdate: (_ctx, obj, old) => {
+    if (old.status === undefined) delete obj.status;
+    else obj.status = old.status;
+    bumpGenerationOnSpecChange(obj, old);
+  },
+  validate: (_ctx, obj) => validateServiceCIDR(obj),
+  validateUpdate: (_ctx, obj, old) => validateServiceCIDRUpdate(obj, old),
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  resetFields: ['status'],
+});
+
+/** The metadata a /status write may not change (upstream ResetObjectMetaForStatus). */
+function resetMetadataForStatus(obj: ServiceCIDR, old: ServiceCIDR): void {
+  const keep = ['deletionTimestamp', 'generation', 'selfLink', 'labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+  for (const field of keep) {
+    if (old.metadata[field] === undefined) delete obj.metadata[field];
+    else (obj.metadata as Record<string, unknown>)[field] = old.metadata[field];
+  }
+}
+
+export const serviceCIDRStatusStrategy = defineStrategy<ServiceCIDR>({
+  prepareForUpdate: (_ctx, obj, old) => {
+    if (old.spec === undefined) delete obj.spec;
+    else obj.spec = old.spec;
+    resetMetadataForStatus(obj, old);
+  },
+  validateUpdate: (_ctx, obj, old) => validateServiceCIDRStatusUpdate(obj, old),
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  resetFields: ['metadata', 'spec'],
+});
