@@ -1,0 +1,28 @@
+// List continue tokens in kube-apiserver's shape: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<next key>"}.
+// The start key is the last returned key (relative to the resource prefix) plus "\0", as upstream.
+
+import { badRequest } from '../apimachinery/status-error.js';
+
+export interface ContinuePosition {
+  revision: number;
+  /** Continue with keys strictly after this one (relative to the prefix). */
+  after: string;
+}
+
+export function encodeContinue(revision: number, lastKeySuffix: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: revision, start: `${lastKeySuffix}\u0000` })).toString('base64url');
+}
+
+export function decodeContinue(token: string): ContinuePosition {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw badRequest('continue key is not valid: illegal base64 data or JSON in continue token');
+  }
+  const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
+  if (p?.v !== 'meta.k8s.io/v1') throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof p.rv !== 'number' || !Number.isInteger(p.rv) || p.rv <= 0) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof p.start !== 'string' || p.start === '' || p.start.includes('/')) throw badRequest('continue key is not valid: encoded start key must be a relative key');
+  return { revision: p.rv, after: p.start.endsWith('\u0000') ? p.start.slice(0, -1) : p.start };
+}

@@ -1,0 +1,312 @@
+// The generic CRUD engine (kube's registry Store), driven by a kind's definition and strategy.
+// Order of work on writes: system fields → prepare → validate (422) → admission (403) →
+// optimistic write (409, retried when the client gave no resourceVersion). Objects with
+// finalizers are marked on delete and removed when their last finalizer goes.
+
+import { randomUUID } from 'node:crypto';
+import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
+import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
+import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
+import type { RequestContext } from '../apimachinery/request-context.js';
+import { badRequest, conflict, invalid, isStatusError, methodNotSupported, notFound, resourceExpired, resourceVersionTooLarge } from '../apimachinery/status-error.js';
+import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/revisioned-store.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import { listReadMode, matchesSelectors, parseResourceVersion, parseSelectors } from './list-options.js';
+import { decodeObject, encodeObject, sameStoredForm } from './object-codec.js';
+import { groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
+import type { DeleteOutput, GetQuery, ListOutput, ListQuery, RestStorage, UpdateFn, UpdateOutput, WriteOptions } from './rest-storage.js';
+import { translateStorageError } from './storage-errors.js';
+import type { Strategy } from './strategy.js';
+
+const MAX_RETRIES = 8;
+const GENERATE_NAME_ATTEMPTS = 8;
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATE_PREFIX = 58;
+
+export interface GenericStoreOptions<T extends KubeObject> {
+  definition: ResourceDefinition<T>;
+  strategy: Strategy<T>;
+  /** '' for the main resource, 'status' for the status subresource (get and update only). */
+  subresource: '' | 'status';
+  storage: RevisionedStore;
+  admission: readonly AdmissionPlugin[];
+  now?: () => Date;
+}
+
+export class GenericStore<T extends KubeObject> implements RestStorage<T> {
+  readonly definition: ResourceDefinition<T>;
+  readonly subresource: '' | 'status';
+  private readonly strategy: Strategy<T>;
+  private readonly storage: RevisionedStore;
+  private readonly admission: readonly AdmissionPlugin[];
+  private readonly now: () => Date;
+  private readonly prefix: string;
+
+  constructor(opts: GenericStoreOptions<T>) {
+    this.definition = opts.definition;
+    this.subresource = opts.subresource;
+    this.strategy = opts.strategy;
+    this.storage = opts.storage;
+    this.admission = opts.admission;
+    this.now = opts.now ?? (() => new Date());
+    this.prefix = `/registry/${opts.definition.group}/${opts.definition.plural}/`;
+  }
+
+  private get gr() {
+    return groupResourceOf(this.definition);
+  }
+
+  private key(name: string): string {
+    return this.prefix + name;
+  }
+
+  private requireMainResource(verb: string): void {
+    if (this.subresource) throw methodNotSupported({ group: this.definition.group, resource: `${this.definition.plural}/${this.subresource}` }, verb);
+  }
+
+  private async read(name: string): Promise<KeyValue | undefined> {
+    try {
+      return (await this.storage.get(this.key(name))).kv;
+    } catch (err) {
+      return translateStorageError(err, this.gr, name);
+    }
+  }
+
+  async get(_ctx: RequestContext, name: string, query: GetQuery): Promise<T> {
+    const rv = query.resourceVersion ?? '';
+    if (rv && rv !== '0') {
+      const wanted = parseResourceVersion(rv);
+      const current = await this.storage.currentRevision();
+      if (wanted > current) throw resourceVersionTooLarge(wanted, current);
+    }
+    const kv = await this.read(name);
+    if (!kv) throw notFound(this.gr, name);
+    return decodeObject<T>(kv);
+  }
+
+  async list(_ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>> {
+    this.requireMainResource('list');
+    const selectors = parseSelectors(this.definition, query);
+    const mode = listReadMode(query);
+    const limit = query.limit && query.limit > 0 ? query.limit : 0;
+    let revision = 0;
+    let after = '';
+    if (query.continue) {
+      const position = decodeContinue(query.continue);
+      revision = position.revision;
+      after = position.after;
+      const compacted = await this.storage.compactedRevision();
+      if (revision < compacted) {
+        const fresh = encodeContinue(await this.storage.currentRevision(), after);
+        const err = resourceExpired(CONTINUE_TOO_OLD);
+        err.status.metadata = { continue: fresh };
+        throw err;
+      }
+    } else if (mode.kind === 'exact') {
+      revision = mode.revision;
+    } else if (mode.kind === 'notOlderThan') {
+      const current = await this.storage.currentRevision();
+      if (mode.revision > current) throw resourceVersionTooLarge(mode.revision, current);
+    }
+
+    const items: T[] = [];
+    let lastKey = '';
+    let more = false;
+    let snapshot = revision;
+    for (let startAfter = after ? this.prefix + after : ''; ; ) {
+      let page;
+      try {
+        page = await this.storage.list(this.prefix, { revision: snapshot || undefined, limit: limit ? Math.max(limit, 100) : 0, startAfter: startAfter || undefined });
+      } catch (err) {
+        return translateStorageError(err, this.gr, '', snapshot);
+      }
+      snapshot = page.revision;
+      let i = 0;
+      for (; i < page.kvs.length && (!limit || items.length < limit); i++) {
+        const kv = page.kvs[i]!;
+        lastKey = kv.key;
+        const obj = decodeObject<T>(kv);
+        if (matchesSelectors(this.definition, selectors, obj)) items.push(obj);
+      }
+      if (limit && items.length >= limit) {
+        more = i < page.kvs.length || page.more;
+        break;
+      }
+      if (!page.more || page.kvs.length === 0) break;
+      startAfter = page.kvs[page.kvs.length - 1]!.key;
+    }
+    const out: ListOutput<T> = { items, resourceVersion: String(snapshot) };
+    if (more) out.continue = encodeContinue(snapshot, lastKey.slice(this.prefix.length));
+    return out;
+  }
+
+  async create(ctx: RequestContext, input: T, _opts: WriteOptions): Promise<T> {
+    this.requireMainResource('create');
+    if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
+    const generateName = !input.metadata?.name && input.metadata?.generateName;
+    for (let attempt = 0; ; attempt++) {
+      const obj = structuredClone(input);
+      this.fillCreateSystemFields(obj);
+      this.strategy.prepareForCreate(ctx, obj);
+      const errs = this.strategy.validate(ctx, obj);
+      if (errs.length) throw invalid(groupKindOf(this.definition), obj.metadata.name ?? '', errs);
+      ctx.warnings.push(...this.strategy.warningsOnCreate(ctx, obj));
+      await this.admit(ctx, 'CREATE', obj, undefined);
+      if (ctx.dryRun) return obj;
+      try {
+        const r = await this.storage.optimisticPut(this.key(obj.metadata.name!), encodeObject(obj), 0);
+        obj.metadata.resourceVersion = String(r.revision);
+        return obj;
+      } catch (err) {
+        if (generateName && isStorageError(err, 'KeyExists') && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        return translateStorageError(err, this.gr, obj.metadata.name!);
+      }
+    }
+  }
+
+  private fillCreateSystemFields(obj: T): void {
+    const m = obj.metadata;
+    for (const f of ['creationTimestamp', 'uid', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'namespace'] as const) delete m[f];
+    if (!m.name && m.generateName) m.name = m.generateName.slice(0, MAX_GENERATE_PREFIX) + randomSuffix();
+    m.creationTimestamp = rfc3339Now(this.now());
+    m.uid = randomUUID();
+  }
+
+  async update(ctx: RequestContext, name: string, fn: UpdateFn<T>, _opts: WriteOptions): Promise<UpdateOutput<T>> {
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.read(name);
+      if (!kv) throw notFound(this.gr, name);
+      const old = decodeObject<T>(kv);
+      const obj = structuredClone(await fn(structuredClone(old)));
+      const clientRV = obj.metadata.resourceVersion ?? '';
+      if (!clientRV && !this.strategy.allowUnconditionalUpdate) {
+        throw invalid(groupKindOf(this.definition), name, [
+          fieldErrors.invalid(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'),
+        ]);
+      }
+      if (clientRV && clientRV !== old.metadata.resourceVersion) throw conflict(this.gr, name);
+      obj.metadata.resourceVersion = old.metadata.resourceVersion;
+      this.carryOverSystemFields(obj, old);
+      this.strategy.prepareForUpdate(ctx, obj, old);
+      const errs = this.strategy.validateUpdate(ctx, obj, old);
+      if (errs.length) throw invalid(groupKindOf(this.definition), name, errs);
+      ctx.warnings.push(...this.strategy.warningsOnUpdate(ctx, obj, old));
+      await this.admit(ctx, 'UPDATE', obj, old);
+      if (sameStoredForm(obj, old)) return { object: old, created: false };
+      if (ctx.dryRun) return { object: obj, created: false };
+      try {
+        if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) {
+          // The last finalizer is gone: the object goes now.
+          await this.storage.optimisticDelete(this.key(name), kv.modRevision);
+          return { object: obj, created: false };
+        }
+        const r = await this.storage.optimisticPut(this.key(name), encodeObject(obj), kv.modRevision);
+        obj.metadata.resourceVersion = String(r.revision);
+        return { object: obj, created: false };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && !clientRV && attempt < MAX_RETRIES) continue;
+        return translateStorageError(err, this.gr, name);
+      }
+    }
+  }
+
+  /** kube's BeforeUpdate: clients cannot change generation, uid, creation or deletion facts. */
+  private carryOverSystemFields(obj: T, old: T): void {
+    const m = obj.metadata;
+    const o = old.metadata;
+    delete m.namespace;
+    delete m.selfLink;
+    if (o.generation === undefined) delete m.generation;
+    else m.generation = o.generation;
+    if (!m.uid && o.uid) m.uid = o.uid;
+    if (o.creationTimestamp) m.creationTimestamp = o.creationTimestamp;
+    if (o.deletionTimestamp) m.deletionTimestamp = o.deletionTimestamp;
+    else delete m.deletionTimestamp;
+    if (o.deletionGracePeriodSeconds !== undefined && m.deletionGracePeriodSeconds === undefined) m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+  }
+
+  async delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteOutput<T>> {
+    this.requireMainResource('delete');
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.read(name);
+      if (!kv) throw notFound(this.gr, name);
+      const obj = decodeObject<T>(kv);
+      this.checkPreconditions(name, obj, opts);
+      if (obj.metadata.finalizers?.length) return this.markForDeletion(ctx, name, obj, kv);
+      if (ctx.dryRun) return { object: obj, deleted: true };
+      try {
+        await this.storage.optimisticDelete(this.key(name), kv.modRevision);
+        return { object: obj, deleted: true };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && attempt < MAX_RETRIES) continue;
+        return translateStorageError(err, this.gr, name);
+      }
+    }
+  }
+
+  private checkPreconditions(name: string, obj: T, opts: DeleteOptions): void {
+    const p = opts.preconditions;
+    if (p?.uid && p.uid !== obj.metadata.uid) {
+      throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`);
+    }
+    if (p?.resourceVersion && p.resourceVersion !== obj.metadata.resourceVersion) {
+      throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in meta: ${obj.metadata.resourceVersion ?? ''}`);
+    }
+  }
+
+  /** Finalizers pending: set deletionTimestamp once; the object stays until they are removed. */
+  private async markForDeletion(ctx: RequestContext, name: string, obj: T, kv: KeyValue): Promise<DeleteOutput<T>> {
+    if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
+    obj.metadata.deletionTimestamp = rfc3339Now(this.now());
+    obj.metadata.deletionGracePeriodSeconds = 0;
+    if (ctx.dryRun) return { object: obj, deleted: false };
+    try {
+      const r = await this.storage.optimisticPut(this.key(name), encodeObject(obj), kv.modRevision);
+      obj.metadata.resourceVersion = String(r.revision);
+      return { object: obj, deleted: false };
+    } catch (err) {
+      if (isStorageError(err, 'Conflict')) return this.delete(ctx, name, {});
+      return translateStorageError(err, this.gr, name);
+    }
+  }
+
+  async deleteCollection(ctx: RequestContext, opts: DeleteOptions, query: ListQuery): Promise<ListOutput<T>> {
+    this.requireMainResource('deletecollection');
+    const listed = await this.list(ctx, { ...query, limit: undefined, continue: undefined });
+    const deleted: T[] = [];
+    for (const item of listed.items) {
+      try {
+        deleted.push((await this.delete(ctx, item.metadata.name!, opts)).object);
+      } catch (err) {
+        // Deleted by someone else meanwhile: that is fine for a collection delete.
+        if (!(isStatusError(err) && err.code === 404)) throw err;
+      }
+    }
+    return { items: deleted, resourceVersion: listed.resourceVersion };
+  }
+
+  private async admit(ctx: RequestContext, operation: AdmissionOperation, obj: T, old: T | undefined): Promise<void> {
+    await runAdmission(this.admission, {
+      operation,
+      group: this.definition.group,
+      version: this.definition.version,
+      kind: this.definition.kind,
+      resource: this.definition.plural,
+      subresource: this.subresource,
+      name: obj.metadata.name ?? '',
+      object: obj,
+      oldObject: old,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+    });
+  }
+}
+
+const CONTINUE_TOO_OLD =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+function randomSuffix(): string {
+  const bytes = new Uint8Array(5);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => NAME_ALPHABET[b % NAME_ALPHABET.length]).join('');
+}

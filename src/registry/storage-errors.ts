@@ -1,0 +1,34 @@
+// The only place storage errors become API errors (DESIGN.md).
+
+import {
+  alreadyExists,
+  conflict,
+  notFound,
+  requestEntityTooLarge,
+  resourceExpired,
+  resourceVersionTooLarge,
+  serviceUnavailable,
+  type GroupResource,
+} from '../apimachinery/status-error.js';
+import { isStorageError } from '../storage/revisioned-store.js';
+
+/** Translates a StorageError for `name`; anything else is rethrown unchanged (rendered as 500). */
+export function translateStorageError(err: unknown, gr: GroupResource, name: string, requestedRevision?: number): never {
+  if (!isStorageError(err)) throw err;
+  switch (err.code) {
+    case 'KeyExists':
+      throw alreadyExists(gr, name);
+    case 'KeyNotFound':
+      throw notFound(gr, name);
+    case 'Conflict':
+      throw conflict(gr, name);
+    case 'Compacted':
+      throw resourceExpired(`too old resource version: ${requestedRevision ?? 0} (${err.revision ?? 0})`);
+    case 'RevisionTooLarge':
+      throw resourceVersionTooLarge(requestedRevision ?? 0, err.revision ?? 0);
+    case 'ValueTooLarge':
+      throw requestEntityTooLarge('etcdserver: request is too large');
+    case 'Unavailable':
+      throw serviceUnavailable(err.message);
+  }
+}

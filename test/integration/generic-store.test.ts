@@ -1,0 +1,182 @@
+// The generic store over the memory backend with the real ServiceCIDR definition: the
+// registry's semantics (order of work, concurrency, finalizers, lists) without HTTP.
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { internalContext, silentLogger, type RequestContext } from '../../src/apimachinery/request-context.js';
+import { isStatusError } from '../../src/apimachinery/status-error.js';
+import { GenericStore } from '../../src/registry/generic-store.js';
+import { MemoryStore } from '../../src/storage/memory-store.js';
+import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
+import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
+
+const ctx = (dryRun = false): RequestContext => ({ ...internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger), dryRun });
+const opts = { fieldManager: 'test' };
+
+function setup() {
+  const storage = new MemoryStore();
+  const main = new GenericStore<ServiceCIDR>({ definition: serviceCIDRs, strategy: serviceCIDRs.strategy, subresource: '', storage, admission: [] });
+  const status = new GenericStore<ServiceCIDR>({ definition: serviceCIDRs, strategy: serviceCIDRs.subresources[0]!.strategy, subresource: 'status', storage, admission: [] });
+  return { storage, main, status };
+}
+
+const sc = (name: string, cidr = '10.0.0.0/24', labels?: Record<string, string>): ServiceCIDR => ({
+  apiVersion: 'networking.platform.io/v1',
+  kind: 'ServiceCIDR',
+  metadata: labels ? { name, labels } : { name },
+  spec: { cidrs: [cidr] },
+});
+
+const rejects = (p: Promise<unknown>, code: number, reason: string, message?: string) =>
+  assert.rejects(p, (e: unknown) => {
+    assert.ok(isStatusError(e), String(e));
+    assert.equal(e.code, code);
+    assert.equal(e.reason, reason);
+    if (message) assert.equal(e.message, message);
+    return true;
+  });
+
+describe('GenericStore', () => {
+  test('create fills system fields; get returns it; duplicates are AlreadyExists', async () => {
+    const { main } = setup();
+    const created = await main.create(ctx(), { ...sc('a'), metadata: { name: 'a', namespace: 'ignored', uid: 'client' } }, opts);
+    assert.match(created.metadata.uid!, /^[0-9a-f-]{36}$/);
+    assert.notEqual(created.metadata.uid, 'client');
+    assert.equal(created.metadata.namespace, undefined);
+    assert.equal(created.metadata.generation, 1);
+    assert.match(created.metadata.creationTimestamp!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.deepEqual(await main.get(ctx(), 'a', {}), created);
+    await rejects(main.create(ctx(), sc('a'), opts), 409, 'AlreadyExists', 'servicecidrs.networking.platform.io "a" already exists');
+    await rejects(main.get(ctx(), 'nope', {}), 404, 'NotFound', 'servicecidrs.networking.platform.io "nope" not found');
+  });
+
+  test('generateName makes a unique name; invalid objects are 422 with causes', async () => {
+    const { main } = setup();
+    const g = await main.create(ctx(), { ...sc(''), metadata: { generateName: 'range-' } }, opts);
+    assert.match(g.metadata.name!, /^range-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    await assert.rejects(main.create(ctx(), sc('bad', '10.0.0.1/24'), opts), (e: unknown) => {
+      assert.ok(isStatusError(e) && e.code === 422);
+      assert.deepEqual(e.status.details, {
+        name: 'bad',
+        group: 'networking.platform.io',
+        kind: 'ServiceCIDR',
+        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "10.0.0.1/24": must not have bits set beyond the prefix length', field: 'spec.cidrs[0]' }],
+      });
+      return true;
+    });
+  });
+
+  test('dry run validates and writes nothing', async () => {
+    const { main } = setup();
+    await main.create(ctx(true), sc('dry'), opts);
+    await rejects(main.get(ctx(), 'dry', {}), 404, 'NotFound');
+  });
+
+  test('update: stale resourceVersion conflicts, no-op keeps the resourceVersion, unconditional applies', async () => {
+    const { main } = setup();
+    const created = await main.create(ctx(), sc('u'), opts);
+    const labeled = await main.update(ctx(), 'u', () => ({ ...created, metadata: { ...created.metadata, labels: { a: 'b' } } }), opts);
+    assert.notEqual(labeled.object.metadata.resourceVersion, created.metadata.resourceVersion);
+    await rejects(
+      main.update(ctx(), 'u', () => ({ ...created, metadata: { ...created.metadata, labels: { c: 'd' } } }), opts),
+      409,
+      'Conflict',
+      'Operation cannot be fulfilled on servicecidrs.networking.platform.io "u": the object has been modified; please apply your changes to the latest version and try again',
+    );
+    const same = await main.update(ctx(), 'u', (cur) => cur!, opts);
+    assert.equal(same.object.metadata.resourceVersion, labeled.object.metadata.resourceVersion);
+    const unconditional = await main.update(ctx(), 'u', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: undefined, labels: { x: 'y' } } }), opts);
+    assert.deepEqual(unconditional.object.metadata.labels, { x: 'y' });
+    await rejects(main.update(ctx(), 'missing', (cur) => cur!, opts), 404, 'NotFound');
+  });
+
+  test('concurrent unconditional updates both land (retried internally)', async () => {
+    const { main } = setup();
+    await main.create(ctx(), sc('c'), opts);
+    const add = (k: string) => main.update(ctx(), 'c', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: undefined, labels: { ...cur!.metadata.labels, [k]: 'yes' } } }), opts);
+    await Promise.all([add('one'), add('two'), add('three')]);
+    assert.deepEqual((await main.get(ctx(), 'c', {})).metadata.labels, { one: 'yes', two: 'yes', three: 'yes' });
+  });
+
+  test('finalizers: delete marks, removing the last finalizer deletes', async () => {
+    const { main } = setup();
+    await main.create(ctx(), { ...sc('f'), metadata: { name: 'f', finalizers: ['example.com/hold'] } }, opts);
+    const marked = await main.delete(ctx(), 'f', {});
+    assert.equal(marked.deleted, false);
+    assert.ok(marked.object.metadata.deletionTimestamp);
+    assert.equal(marked.object.metadata.deletionGracePeriodSeconds, 0);
+    await rejects(
+      main.update(ctx(), 'f', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: ['example.com/hold', 'example.com/new'] } }), opts),
+      422,
+      'Invalid',
+    );
+    await main.update(ctx(), 'f', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }), opts);
+    await rejects(main.get(ctx(), 'f', {}), 404, 'NotFound');
+  });
+
+  test('delete preconditions', async () => {
+    const { main } = setup();
+    const created = await main.create(ctx(), sc('p'), opts);
+    await rejects(
+      main.delete(ctx(), 'p', { preconditions: { uid: 'other' } }),
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on servicecidrs.networking.platform.io "p": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata.uid}`,
+    );
+    const done = await main.delete(ctx(), 'p', { preconditions: { uid: created.metadata.uid } });
+    assert.equal(done.deleted, true);
+  });
+
+  test('lists page over one snapshot with continue tokens and filter by selectors', async () => {
+    const { main } = setup();
+    for (let i = 0; i < 7; i++) await main.create(ctx(), sc(`item-${i}`, `10.${i}.0.0/16`, { parity: i % 2 ? 'odd' : 'even' }), opts);
+    const first = await main.list(ctx(), { limit: 3 });
+    assert.deepEqual(first.items.map((o) => o.metadata.name), ['item-0', 'item-1', 'item-2']);
+    assert.ok(first.continue);
+    await main.delete(ctx(), 'item-4', {});
+    const second = await main.list(ctx(), { limit: 3, continue: first.continue });
+    assert.deepEqual(second.items.map((o) => o.metadata.name), ['item-3', 'item-4', 'item-5'], 'the snapshot still has item-4');
+    assert.equal(second.resourceVersion, first.resourceVersion);
+    const last = await main.list(ctx(), { limit: 3, continue: second.continue });
+    assert.deepEqual(last.items.map((o) => o.metadata.name), ['item-6']);
+    assert.equal(last.continue, undefined);
+
+    const odd = await main.list(ctx(), { labelSelector: 'parity=odd', limit: 2 });
+    assert.deepEqual(odd.items.map((o) => o.metadata.name), ['item-1', 'item-3']);
+    const byName = await main.list(ctx(), { fieldSelector: 'metadata.name=item-6' });
+    assert.deepEqual(byName.items.map((o) => o.metadata.name), ['item-6']);
+    await rejects(main.list(ctx(), { fieldSelector: 'spec.cidrs=x' }), 400, 'BadRequest', '"spec.cidrs" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    await rejects(main.list(ctx(), { resourceVersionMatch: 'Exact' }), 422, 'Invalid');
+    await rejects(main.list(ctx(), { resourceVersion: '999999' }), 504, 'Timeout');
+  });
+
+  test('exact reads at an old revision and expired continue tokens after compaction', async () => {
+    const { main, storage } = setup();
+    const a = await main.create(ctx(), sc('a'), opts);
+    await main.create(ctx(), sc('b', '10.1.0.0/24'), opts);
+    const exact = await main.list(ctx(), { resourceVersion: a.metadata.resourceVersion, resourceVersionMatch: 'Exact' });
+    assert.deepEqual(exact.items.map((o) => o.metadata.name), ['a']);
+    const page = await main.list(ctx(), { limit: 1 });
+    await main.update(ctx(), 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { z: 'z' } } }), opts);
+    await storage.compact(await storage.currentRevision());
+    await assert.rejects(main.list(ctx(), { limit: 1, continue: page.continue }), (e: unknown) => {
+      assert.ok(isStatusError(e) && e.code === 410 && e.reason === 'Expired');
+      assert.match(e.message, /^The provided continue parameter is too old/);
+      assert.ok(e.status.metadata.continue);
+      return true;
+    });
+  });
+
+  test('the status endpoint changes only status and refuses create', async () => {
+    const { main, status } = setup();
+    const created = await main.create(ctx(), sc('s'), opts);
+    const cond = { type: 'Ready', status: 'True', reason: '', message: 'ok', lastTransitionTime: '2026-11-22T00:00:00Z' };
+    const r = await status.update(ctx(), 's', (cur) => ({ ...cur!, spec: { cidrs: ['1.0.0.0/8'] }, status: { conditions: [cond] } }), opts);
+    assert.deepEqual(r.object.spec, created.spec);
+    assert.deepEqual(r.object.status, { conditions: [cond] });
+    assert.equal(r.object.metadata.generation, 1);
+    const relabel = await main.update(ctx(), 's', (cur) => ({ ...cur!, status: undefined, metadata: { ...cur!.metadata, labels: { a: 'b' } } }), opts);
+    assert.deepEqual(relabel.object.status, { conditions: [cond] }, 'main-resource updates keep status');
+    await rejects(status.create(ctx(), sc('x'), opts), 405, 'MethodNotAllowed');
+  });
+});
