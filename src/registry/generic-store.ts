@@ -172,7 +172,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     m.uid = randomUUID();
   }
 
-  async update(ctx: RequestContext, name: string, fn: UpdateFn<T>, _opts: WriteOptions): Promise<UpdateOutput<T>> {
+  async update(ctx: RequestContext, name: string, fn: UpdateFn<T>, opts: WriteOptions): Promise<UpdateOutput<T>> {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.read(name);
       if (!kv) throw notFound(this.gr, name);
@@ -204,7 +204,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
         obj.metadata.resourceVersion = String(r.revision);
         return { object: obj, created: false };
       } catch (err) {
-        if (isStorageError(err, 'Conflict') && !clientRV && attempt < MAX_RETRIES) continue;
+        if (isStorageError(err, 'Conflict') && (!clientRV || opts.retryOnConflict) && attempt < MAX_RETRIES) continue;
         return translateStorageError(err, this.gr, name);
       }
     }

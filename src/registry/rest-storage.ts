@@ -29,6 +29,11 @@ export interface ListOutput<T extends KubeObject> {
 export interface WriteOptions {
   /** Manager recorded in managedFields (query `fieldManager` or the user-agent default). */
   fieldManager: string;
+  /**
+   * Re-run the update function on a lost race even though the object it returns carries a
+   * resourceVersion (patches: the version is the one the patch was applied to, not the client's).
+   */
+  retryOnConflict?: boolean;
 }
 
 /**

@@ -1,0 +1,14 @@
+// RFC 7386 JSON merge patch (application/merge-patch+json).
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Returns the patched value; `target` is not modified. */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return structuredClone(patch);
+  const out: Record<string, unknown> = isObject(target) ? structuredClone(target) : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = applyMergePatch(out[key], value);
+  }
+  return out;
+}

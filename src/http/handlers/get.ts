@@ -1,0 +1,9 @@
+// GET <collection>/<name>[/status]
+
+import type { HandlerInput } from '../endpoint.js';
+import { respondObject } from './respond.js';
+
+export async function handleGet(input: HandlerInput): Promise<void> {
+  const obj = await input.storage.get(input.ctx, input.name, { resourceVersion: input.query.get('resourceVersion') ?? undefined });
+  respondObject(input, 200, obj, true);
+}

@@ -1,0 +1,59 @@
+// kube-apiserver's RequestInfo: what a request is about, from its method, path and query.
+
+import type { RequestInfo } from '../apimachinery/request-context.js';
+
+const VERB_BY_METHOD: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+export function resolveRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const parts = path.split('/').filter((p) => p !== '');
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts,
+  };
+  // Resource requests: /apis/<group>/<version>/<resource>[/<name>[/<subresource>]] (and /api/<version>/...).
+  let rest: string[];
+  if (parts[0] === 'apis' && parts.length >= 4) {
+    info.apiPrefix = 'apis';
+    info.apiGroup = parts[1]!;
+    info.apiVersion = parts[2]!;
+    rest = parts.slice(3);
+  } else if (parts[0] === 'api' && parts.length >= 3) {
+    info.apiPrefix = 'api';
+    info.apiVersion = parts[1]!;
+    rest = parts.slice(2);
+  } else {
+    return info;
+  }
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    info.namespace = rest[1]!;
+    rest = rest.slice(2);
+  }
+  info.isResourceRequest = true;
+  info.resource = rest[0]!;
+  info.name = rest[1] ?? '';
+  info.subresource = rest[2] ?? '';
+  info.parts = rest;
+  let verb = VERB_BY_METHOD[method] ?? method.toLowerCase();
+  if (!info.name) {
+    if (verb === 'get') verb = query.get('watch') === 'true' || query.get('watch') === '1' ? 'watch' : 'list';
+    else if (verb === 'delete') verb = 'deletecollection';
+  } else if (verb === 'get' && (query.get('watch') === 'true' || query.get('watch') === '1')) {
+    verb = 'watch';
+  }
+  // A list or watch narrowed to one name by field selector is authorized as that name (kube does the same).
+  if ((verb === 'list' || verb === 'watch') && !info.name) {
+    const m = /(?:^|,)metadata\.name(?:==|=)([^,]*)/.exec(query.get('fieldSelector') ?? '');
+    if (m) info.name = m[1]!;
+  }
+  info.verb = verb;
+  return info;
+}

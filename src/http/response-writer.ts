@@ -1,0 +1,33 @@
+// The one place responses are written: objects and Status errors in the negotiated format,
+// with warnings as `Warning: 299 - "..."` headers (inner quotes escaped, as kubectl requires).
+
+import type { FastifyReply } from 'fastify';
+import { stringify as toYaml } from 'yaml';
+import type { Status } from '../apimachinery/status-error.js';
+import type { ResponseFormat } from './negotiation.js';
+
+export interface WriteOptions {
+  format: ResponseFormat | { kind: 'json' };
+  pretty: boolean;
+  warnings?: readonly string[];
+}
+
+export const warningHeader = (text: string): string => `299 - ${JSON.stringify(text)}`;
+
+export function serialize(body: unknown, format: WriteOptions['format'], pretty: boolean): { contentType: string; payload: string } {
+  if (format.kind === 'yaml') return { contentType: 'application/yaml', payload: toYaml(body, { lineWidth: 0 }) };
+  return { contentType: 'application/json', payload: `${JSON.stringify(body, null, pretty ? 2 : undefined)}\n` };
+}
+
+export function writeBody(reply: FastifyReply, code: number, body: unknown, opts: WriteOptions): void {
+  const unique = [...new Set(opts.warnings ?? [])];
+  if (unique.length) reply.header('Warning', unique.map(warningHeader));
+  const { contentType, payload } = serialize(body, opts.format, opts.pretty);
+  reply.code(code).header('Content-Type', contentType).send(payload);
+}
+
+export function writeStatus(reply: FastifyReply, status: Status, opts: Omit<WriteOptions, 'format'> & { format?: WriteOptions['format'] }): void {
+  const format = opts.format?.kind === 'yaml' ? opts.format : { kind: 'json' as const };
+  if (status.code === 429 && status.details?.retryAfterSeconds) reply.header('Retry-After', String(status.details.retryAfterSeconds));
+  writeBody(reply, status.code, status, { ...opts, format });
+}
