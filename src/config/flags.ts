@@ -1,0 +1,72 @@
+// The server's configuration, parsed once from kube-apiserver-style flags.
+
+import { Command, InvalidArgumentError } from 'commander';
+import { resolve } from 'node:path';
+
+export type StorageConfig = { kind: 'sqlite'; path: string; durability: 'full' | 'normal' } | { kind: 'memory' };
+
+export interface ServerConfig {
+  dataDir: string;
+  bindAddress: string;
+  securePort: number;
+  storage: StorageConfig;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tokenAuthFile?: string;
+  authorizationPolicyFile?: string;
+  maxRequestBodyBytes: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+const port = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return n;
+};
+
+const positive = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+};
+
+export function parseFlags(argv: readonly string[], version: string): ServerConfig {
+  const program = new Command('platform-apiserver')
+    .description('A Kubernetes-style API server for ClusterTrustBundle and ServiceCIDR')
+    .version(version)
+    .option('--data-dir <dir>', 'database, generated certificates, admin token and kubeconfig', './data')
+    .option('--bind-address <address>', 'address to listen on', '127.0.0.1')
+    .option('--secure-port <port>', 'HTTPS port (0 picks a free one)', port, 6443)
+    .option('--storage-backend <backend>', 'sqlite or memory', 'sqlite')
+    .option('--storage-durability <mode>', 'sqlite: full (sync each commit) or normal', 'full')
+    .option('--tls-cert-file <file>', 'serving certificate (PEM); generated when absent')
+    .option('--tls-private-key-file <file>', 'serving key (PEM)')
+    .option('--token-auth-file <file>', 'static tokens, CSV: token,user,uid,"group1,group2"')
+    .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML); without it every authenticated user may do everything')
+    .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
+    .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  program.parse(argv as string[], { from: 'user' });
+  const o = program.opts<Record<string, string | number | undefined>>();
+  const dataDir = resolve(String(o.dataDir));
+  const backend = String(o.storageBackend);
+  if (backend !== 'sqlite' && backend !== 'memory') throw new InvalidArgumentError(`--storage-backend must be sqlite or memory, not ${JSON.stringify(backend)}`);
+  const durability = String(o.storageDurability);
+  if (durability !== 'full' && durability !== 'normal') throw new InvalidArgumentError('--storage-durability must be full or normal');
+  if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new InvalidArgumentError('--tls-cert-file and --tls-private-key-file go together');
+  const logLevel = String(o.logLevel);
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new InvalidArgumentError('--log-level must be debug, info, warn, error or silent');
+  return {
+    dataDir,
+    bindAddress: String(o.bindAddress),
+    securePort: Number(o.securePort),
+    storage: backend === 'memory' ? { kind: 'memory' } : { kind: 'sqlite', path: resolve(dataDir, 'state.db'), durability },
+    tlsCertFile: o.tlsCertFile as string | undefined,
+    tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
+    tokenAuthFile: o.tokenAuthFile as string | undefined,
+    authorizationPolicyFile: o.authorizationPolicyFile as string | undefined,
+    maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
+    logLevel: logLevel as ServerConfig['logLevel'],
+  };
+}

@@ -1,0 +1,63 @@
+// Sends a resource request to its verb's handler, after checking the endpoint serves that
+// verb (405 otherwise) and that the subresource exists (404 otherwise).
+
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestContext, RequestInfo } from '../apimachinery/request-context.js';
+import { pathNotFound, type StatusError } from '../apimachinery/status-error.js';
+import type { Verb } from '../registry/resource-definition.js';
+import type { HandlerInput, ResourceEndpoints } from './endpoint.js';
+import { handleCreate } from './handlers/create.js';
+import { handleDeleteCollection } from './handlers/delete-collection.js';
+import { handleDelete } from './handlers/delete.js';
+import { handleGet } from './handlers/get.js';
+import { handleList } from './handlers/list.js';
+import { handlePatch } from './handlers/patch.js';
+import { handleUpdate } from './handlers/update.js';
+import { handleWatch } from './handlers/watch.js';
+
+export interface RouteInput {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  ctx: RequestContext;
+  endpoint: ResourceEndpoints;
+  info: RequestInfo;
+  query: URLSearchParams;
+  pretty: boolean;
+  body: Buffer | undefined;
+}
+
+const HANDLERS: Record<Verb, (input: HandlerInput) => Promise<void>> = {
+  get: handleGet,
+  list: handleList,
+  watch: handleWatch,
+  create: handleCreate,
+  update: handleUpdate,
+  patch: handlePatch,
+  delete: handleDelete,
+  deletecollection: handleDeleteCollection,
+};
+
+function methodNotAllowed(): StatusError {
+  const err = pathNotFound();
+  Object.assign(err.status, { code: 405, reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource', details: {} });
+  return err;
+}
+
+export async function routeResource(r: RouteInput): Promise<void> {
+  const { definition } = r.endpoint;
+  const sub = r.info.subresource;
+  if (r.info.parts.length > 3) throw pathNotFound();
+  let allowed: readonly Verb[] = definition.verbs;
+  let storage = r.endpoint.main;
+  if (sub) {
+    const declared = definition.subresources.find((s) => s.name === sub);
+    if (!declared || !r.endpoint.status) throw pathNotFound();
+    allowed = declared.verbs;
+    storage = r.endpoint.status;
+  }
+  const verb = r.info.verb as Verb;
+  if (!allowed.includes(verb) || !(verb in HANDLERS)) throw methodNotAllowed();
+  if (!r.info.name && (verb === 'get' || verb === 'update' || verb === 'patch' || verb === 'delete')) throw methodNotAllowed();
+  if (r.info.name && verb === 'create') throw methodNotAllowed();
+  await HANDLERS[verb]({ req: r.req, reply: r.reply, ctx: r.ctx, definition, storage, name: r.info.name, query: r.query, pretty: r.pretty, body: r.body });
+}

@@ -1,0 +1,163 @@
+// The HTTPS server: Fastify carries connections and bodies; our pipeline does the rest, in
+// DESIGN.md's order: request id · authentication (401) · impersonation · authorization (403)
+// · body limit (413) · the verb's handler. Every failure is rendered once, as a Status.
+
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import type { Logger, RequestContext, RequestInfo, UserInfo } from '../apimachinery/request-context.js';
+import { internal, isStatusError, pathNotFound, requestEntityTooLarge, unauthorized, type Status, type StatusError } from '../apimachinery/status-error.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { AuthorizationAttributes, Authorizer } from '../auth/authorizer.js';
+import { forbiddenError } from '../auth/forbidden-error.js';
+import { resolveImpersonation, wantsImpersonation } from '../auth/impersonation.js';
+import type { ResourceEndpoints } from './endpoint.js';
+import { NonResourceRoutes, PUBLIC_PATHS, type VersionInfo } from './non-resource.js';
+import { isPretty } from './query-options.js';
+import { resolveRequestInfo } from './request-info.js';
+import { routeResource } from './resource-router.js';
+import { writeStatus } from './response-writer.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export interface ApiServerOptions {
+  resources: readonly ResourceEndpoints[];
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  tls: { certPem: string; keyPem: string };
+  logger: Logger;
+  version: VersionInfo;
+  maxBodyBytes?: number;
+  readinessProblems?: () => string[];
+}
+
+export interface ApiServer {
+  listen(host: string, port: number): Promise<{ port: number }>;
+  /** Stops accepting connections and waits for in-flight requests. */
+  close(): Promise<void>;
+}
+
+export function createApiServer(opts: ApiServerOptions): ApiServer {
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const app = Fastify({
+    https: { cert: opts.tls.certPem, key: opts.tls.keyPem },
+    logger: false,
+    bodyLimit: maxBody,
+    routerOptions: { maxParamLength: 4096 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  const nonResource = new NonResourceRoutes({
+    definitions: opts.resources.map((r) => r.definition),
+    version: opts.version,
+    readinessProblems: opts.readinessProblems ?? (() => []),
+  });
+  const endpoints = new Map(opts.resources.map((r) => [`${r.definition.group}/${r.definition.version}/${r.definition.plural}`, r]));
+
+  const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
+    const status = toStatus(err, logger, maxBody);
+    writeStatus(reply, status, { pretty: false });
+  };
+
+  const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const requestId = randomUUID();
+    reply.header('Audit-Id', requestId);
+    const url = new URL(req.url, 'https://localhost');
+    const path = url.pathname;
+    const query = url.searchParams;
+    const pretty = isPretty(query);
+    const logger = opts.logger.child({ requestId });
+    try {
+      if (PUBLIC_PATHS.has(path)) return nonResource.serve(req, reply, path, query, pretty);
+      const user = await authenticate(opts, req);
+      const info = resolveRequestInfo(req.method, path, query);
+      await authorize(opts.authorizer, user, info);
+      if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
+      const ctx: RequestContext = { requestId, user, requestInfo: info, signal: abortSignalOf(req), logger, warnings: [], dryRun: false };
+      const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
+      if (!endpoint || info.namespace) throw pathNotFound();
+      const body = Buffer.isBuffer(req.body) ? req.body : undefined;
+      await routeResource({ req, reply, ctx, endpoint, info, query, pretty, body });
+    } catch (err) {
+      render(req, reply, err, logger);
+    }
+  };
+
+  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
+  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
+  app.setNotFoundHandler((req, reply) => render(req, reply, pathNotFound(), opts.logger));
+  app.setErrorHandler((err, req, reply) => render(req, reply, err, opts.logger));
+
+  return {
+    async listen(host, port) {
+      await app.listen({ host, port });
+      const address = app.server.address();
+      return { port: typeof address === 'object' && address ? address.port : port };
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}
+
+async function authenticate(opts: ApiServerOptions, req: FastifyRequest): Promise<UserInfo> {
+  const socket = req.raw.socket as TLSSocket;
+  const peer = socket.authorized && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate(true) : undefined;
+  const result = await opts.authenticator.authenticate({
+    headers: req.headers,
+    peerCertificates: peer && peer.raw ? [peer.raw] : undefined,
+  });
+  // The credential never travels further than this point.
+  delete req.headers.authorization;
+  if (result.kind !== 'user') throw unauthorized();
+  if (!wantsImpersonation(req.headers)) return result.user;
+  return resolveImpersonation(result.user, req.raw.headersDistinct, opts.authorizer);
+}
+
+export function authorizationAttributes(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
+  return {
+    user,
+    verb: info.verb,
+    isResourceRequest: info.isResourceRequest,
+    path: info.path,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name,
+  };
+}
+
+async function authorize(authorizer: Authorizer, user: UserInfo, info: RequestInfo): Promise<void> {
+  const attrs = authorizationAttributes(user, info);
+  const r = await authorizer.authorize(attrs);
+  if (r.decision !== 'allow') throw forbiddenError(attrs, r.reason);
+}
+
+function abortSignalOf(req: FastifyRequest): AbortSignal {
+  const controller = new AbortController();
+  req.raw.once('close', () => controller.abort());
+  return controller.signal;
+}
+
+interface FrameworkError {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+}
+
+/** Any error to a Status; unexpected ones are logged once, with their stack, and never sent. */
+function toStatus(err: unknown, logger: Logger, maxBody: number): Status {
+  if (isStatusError(err)) return (err as StatusError).status;
+  const fe = err as FrameworkError;
+  if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe?.statusCode === 413) return requestEntityTooLarge(`Request entity too large: limit is ${maxBody}`).status;
+  if (fe?.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: fe.message ?? 'bad request', reason: 'BadRequest', code: 400 };
+  }
+  logger.error({ err }, 'internal error');
+  return internal('an unexpected error occurred; see the server log').status;
+}

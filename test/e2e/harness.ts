@@ -1,0 +1,150 @@
+// Starts the real server (src/main.ts, as `npm start` runs it) on a free loopback port with a
+// temporary data dir, and talks to it over real HTTPS with the generated CA and admin token.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The body parsed as JSON, when it is JSON. */
+  json: any;
+}
+
+export interface RequestOptions {
+  body?: string | Buffer | object;
+  headers?: Record<string, string | string[]>;
+  /** Send no Authorization header (default: the admin token). */
+  anonymous?: boolean;
+  token?: string;
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  kubeconfigPath: string;
+  dataDir: string;
+  token: string;
+  caCertPem: string;
+  /** What the server wrote to stderr (its log). */
+  log(): string;
+  request(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
+  /** Stops the server; the data dir is removed unless `keepData` (e.g. to restart on it). */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Reuse a data dir (a restart); it is then removed on stop only if removeOnStop. */
+  dataDir?: string;
+  removeOnStop?: boolean;
+  args?: string[];
+  timeoutMs?: number;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const removeOnStop = opts.removeOnStop ?? !opts.dataDir;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'platform-e2e-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, 'src', 'main.ts'), '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'warn', ...(opts.args ?? [])], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const ready = await waitForReady(child, opts.timeoutMs ?? 60_000, () => stderr);
+  const kubeconfig = parseYaml(readFileSync(ready.kubeconfigPath, 'utf8')) as {
+    clusters: { cluster: { 'certificate-authority-data': string } }[];
+    users: { user: { token: string } }[];
+  };
+  const caCertPem = Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString();
+  const token = kubeconfig.users[0]!.user.token;
+  const url = new URL(ready.url);
+  const agent = new https.Agent({ ca: caCertPem, keepAlive: true });
+  let stopped = false;
+  return {
+    url: ready.url,
+    port: Number(url.port),
+    kubeconfigPath: ready.kubeconfigPath,
+    dataDir,
+    token,
+    caCertPem,
+    log: () => stderr,
+    request: (method, path, o = {}) => httpRequest(agent, url, method, path, o, token),
+    async stop(o = {}) {
+      if (stopped) return;
+      stopped = true;
+      agent.destroy();
+      await stopProcess(child);
+      if (removeOnStop && !o.keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function waitForReady(child: ChildProcess, timeoutMs: number, log: () => string): Promise<{ url: string; kubeconfigPath: string }> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server not ready within ${timeoutMs} ms\n${log()}`));
+    }, timeoutMs);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /ready at (https:\/\/\S+) \(kubeconfig: (.+)\)\n/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, kubeconfigPath: m[2]! });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before it was ready\n${log()}`));
+    });
+  });
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function httpRequest(agent: https.Agent, base: URL, method: string, path: string, o: RequestOptions, adminToken: string): Promise<HttpResult> {
+  const headers: Record<string, string | string[]> = { ...o.headers };
+  if (!o.anonymous) headers.Authorization = `Bearer ${o.token ?? adminToken}`;
+  let payload: Buffer | undefined;
+  if (o.body !== undefined) {
+    payload = Buffer.isBuffer(o.body) ? o.body : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+  }
+  return new Promise((resolve, reject) => {
+    const req = https.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
