@@ -1,0 +1,178 @@
+// `npm run bench`: HTTPS create/get/list throughput and latency of the real server (a child
+// process on loopback, SQLite, durable writes), each beside a baseline measured in the same run:
+// get and list beside a bare node:https server answering a same-size body, create beside raw
+// better-sqlite3 single-row inserts at the same durability; plus trust-bundle validation cost
+// beside Node's own X.509 parse. Prints figures and ratios; targets are ratios, never timings.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { runLoad, type LoadResult } from './http-load.js';
+import { rawSqliteInsertRate } from './storage-baseline.js';
+import { benchCtbValidation } from './ctb-validation-bench.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
+const CONNECTIONS = [1, 16, 50];
+const SC = '/apis/networking.platform.io/v1/servicecidrs';
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  ca: string;
+  token: string;
+  dataDir: string;
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms: ${buffered}`)), timeoutMs);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const m = buffered.match(pattern);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`process exited with ${code} before it was ready: ${buffered}`));
+    });
+  });
+}
+
+async function startApiServer(): Promise<Started> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  const child = spawn(process.execPath, [join(here, '../src/main.js'), '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'error'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const m = await waitForLine(child, /ready at (https:\/\/\S+) \(kubeconfig: (.+)\)/, 60_000);
+  const kubeconfig = parseYaml(readFileSync(m[2]!, 'utf8')) as {
+    clusters: { cluster: { 'certificate-authority-data': string } }[];
+    users: { user: { token: string } }[];
+  };
+  const ca = Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString();
+  return { child, url: m[1]!, ca, token: kubeconfig.users[0]!.user.token, dataDir };
+}
+
+async function startBareServer(certFile: string, keyFile: string, bodyBytes: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(here, 'bare-server.js'), certFile, keyFile, String(bodyBytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const m = await waitForLine(child, /^(\d+)\n/, 10_000);
+  return { child, url: `https://127.0.0.1:${m[1]}` };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+const fmt = (r: LoadResult): string =>
+  `${r.perSecond.toFixed(0).padStart(7)}/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  errors ${r.errors}` : ''}`;
+
+function row(label: string, ours: LoadResult, baseline: number, baselineLabel: string, target?: number): void {
+  const ratio = ours.perSecond / baseline;
+  const verdict = target === undefined ? '' : ratio >= target ? `  (target ≥ ${target}×: met)` : `  (target ≥ ${target}×: NOT met)`;
+  console.log(`${label.padEnd(22)} ${fmt(ours)}   vs ${baselineLabel} ${baseline.toFixed(0)}/s  ratio ${ratio.toFixed(2)}×${verdict}`);
+}
+
+const scidr = (name: string, i: number) => ({
+  apiVersion: 'networking.platform.io/v1',
+  kind: 'ServiceCIDR',
+  metadata: { name, labels: { bench: 'yes' } },
+  spec: { cidrs: [`10.${(i >> 8) & 255}.${i & 255}.0/24`] },
+});
+
+async function main(): Promise<void> {
+  const server = await startApiServer();
+  const headers = { Authorization: `Bearer ${server.token}` };
+  const scratch = mkdtempSync(join(tmpdir(), 'platform-bench-raw-'));
+  const children: ChildProcess[] = [server.child];
+  try {
+    console.log(`platform-apiserver benchmark (each run ${DURATION_MS} ms; server and load share this machine)\n`);
+
+    // Create: durable writes through the whole stack beside raw durable single-row inserts.
+    const rowBytes = Buffer.byteLength(JSON.stringify(scidr('bench-00000000', 1))) + 200;
+    const raw = await rawSqliteInsertRate({ durability: 'full', rows: 3000, rowBytes, dir: scratch });
+    console.log(`raw better-sqlite3 insert (one transaction + sync each, ${rowBytes} B rows): ${raw.perSecond.toFixed(0)}/s`);
+    let created = 0;
+    for (const c of CONNECTIONS) {
+      const r = await runLoad({
+        url: server.url,
+        ca: server.ca,
+        connections: c,
+        durationMs: DURATION_MS,
+        headers,
+        request: () => ({ method: 'POST', path: SC, body: JSON.stringify(scidr(`bench-c${c}-${created}`, created++)) }),
+        okStatus: [201],
+      });
+      row(`create  ${String(c).padStart(2)} conn`, r, raw.perSecond, 'raw insert', c === 16 ? 1.0 : undefined);
+    }
+
+    // Get: one stored object beside a bare HTTPS server answering a body of the same size.
+    const getPath = `${SC}/bench-c1-0`;
+    const sample = await fetchBody(server, getPath);
+    const certFile = join(server.dataDir, 'apiserver.crt');
+    const keyFile = join(server.dataDir, 'apiserver.key');
+    const bareGet = await startBareServer(certFile, keyFile, sample.length);
+    children.push(bareGet.child);
+    console.log('');
+    for (const c of CONNECTIONS) {
+      const base = await runLoad({ url: bareGet.url, ca: server.ca, connections: c, durationMs: DURATION_MS, request: () => ({ method: 'GET', path: '/' }) });
+      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, request: () => ({ method: 'GET', path: getPath }) });
+      row(`get     ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https', 0.4);
+    }
+
+    // List: a 100-object page beside a bare server answering the same bytes.
+    const listPath = `${SC}?limit=100`;
+    const listBody = await fetchBody(server, listPath);
+    const bareList = await startBareServer(certFile, keyFile, listBody.length);
+    children.push(bareList.child);
+    console.log('');
+    for (const c of CONNECTIONS) {
+      const base = await runLoad({ url: bareList.url, ca: server.ca, connections: c, durationMs: DURATION_MS, request: () => ({ method: 'GET', path: '/' }) });
+      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, request: () => ({ method: 'GET', path: listPath }) });
+      row(`list100 ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https');
+    }
+
+    const v = await benchCtbValidation();
+    console.log(
+      `\nClusterTrustBundle validation, 100-certificate bundle: ${v.validateMs.toFixed(2)} ms vs Node X509Certificate parse ${v.nodeParseMs.toFixed(2)} ms: ratio ${v.ratio.toFixed(2)}× (target ≤ 1.5×: ${v.ratio <= 1.5 ? 'met' : 'NOT met'})`,
+    );
+  } finally {
+    await Promise.all(children.map(stop));
+    rmSync(server.dataDir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** One authenticated GET; its body sizes the baselines. */
+function fetchBody(server: Started, path: string): Promise<Buffer> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: url.hostname, port: url.port, path, ca: server.ca, headers: { Authorization: `Bearer ${server.token}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`GET ${path}: ${res.statusCode}`))));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});
