@@ -22,6 +22,8 @@ export interface HandlerInput {
   query: URLSearchParams;
   pretty: boolean;
   body: Buffer | undefined;
+  /** Aborted when the server shuts down (ends long-running requests such as watches). */
+  serverClosing: AbortSignal;
 }
 
 export const header = (req: FastifyRequest, name: string): string | undefined => {

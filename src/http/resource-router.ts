@@ -24,6 +24,7 @@ export interface RouteInput {
   query: URLSearchParams;
   pretty: boolean;
   body: Buffer | undefined;
+  serverClosing: AbortSignal;
 }
 
 const HANDLERS: Record<Verb, (input: HandlerInput) => Promise<void>> = {
@@ -59,5 +60,5 @@ export async function routeResource(r: RouteInput): Promise<void> {
   if (!allowed.includes(verb) || !(verb in HANDLERS)) throw methodNotAllowed();
   if (!r.info.name && (verb === 'get' || verb === 'update' || verb === 'patch' || verb === 'delete')) throw methodNotAllowed();
   if (r.info.name && verb === 'create') throw methodNotAllowed();
-  await HANDLERS[verb]({ req: r.req, reply: r.reply, ctx: r.ctx, definition, storage, name: r.info.name, query: r.query, pretty: r.pretty, body: r.body });
+  await HANDLERS[verb]({ req: r.req, reply: r.reply, ctx: r.ctx, definition, storage, name: r.info.name, query: r.query, pretty: r.pretty, body: r.body, serverClosing: r.serverClosing });
 }

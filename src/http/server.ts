@@ -55,6 +55,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     version: opts.version,
     readinessProblems: opts.readinessProblems ?? (() => []),
   });
+  const closing = new AbortController();
   const endpoints = new Map(opts.resources.map((r) => [`${r.definition.group}/${r.definition.version}/${r.definition.plural}`, r]));
 
   const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
@@ -76,11 +77,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       const info = resolveRequestInfo(req.method, path, query);
       await authorize(opts.authorizer, user, info);
       if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
-      const ctx: RequestContext = { requestId, user, requestInfo: info, signal: abortSignalOf(req), logger, warnings: [], dryRun: false };
+      const ctx: RequestContext = { requestId, user, requestInfo: info, signal: abortSignalOf(reply), logger, warnings: [], dryRun: false };
       const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
       if (!endpoint || info.namespace) throw pathNotFound();
       const body = Buffer.isBuffer(req.body) ? req.body : undefined;
-      await routeResource({ req, reply, ctx, endpoint, info, query, pretty, body });
+      await routeResource({ req, reply, ctx, endpoint, info, query, pretty, body, serverClosing: closing.signal });
     } catch (err) {
       render(req, reply, err, logger);
     }
@@ -98,6 +99,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       return { port: typeof address === 'object' && address ? address.port : port };
     },
     async close() {
+      closing.abort();
       await app.close();
     },
   };
@@ -138,9 +140,10 @@ async function authorize(authorizer: Authorizer, user: UserInfo, info: RequestIn
   if (r.decision !== 'allow') throw forbiddenError(attrs, r.reason);
 }
 
-function abortSignalOf(req: FastifyRequest): AbortSignal {
+/** Aborted when the response is finished or its connection goes away (the request's own 'close' fires too early). */
+function abortSignalOf(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  req.raw.once('close', () => controller.abort());
+  reply.raw.once('close', () => controller.abort());
   return controller.signal;
 }
 

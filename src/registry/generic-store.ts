@@ -14,7 +14,8 @@ import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseResourceVersion, parseSelectors } from './list-options.js';
 import { decodeObject, encodeObject, sameStoredForm } from './object-codec.js';
 import { groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
-import type { DeleteOutput, GetQuery, ListOutput, ListQuery, RestStorage, UpdateFn, UpdateOutput, WriteOptions } from './rest-storage.js';
+import type { DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
+import { watchObjects } from './object-watch.js';
 import { translateStorageError } from './storage-errors.js';
 import type { Strategy } from './strategy.js';
 
@@ -285,6 +286,36 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return { items: deleted, resourceVersion: listed.resourceVersion };
   }
 
+  async watch(ctx: RequestContext, query: WatchQuery, signal: AbortSignal): Promise<ObjectWatch<T>> {
+    this.requireMainResource('watch');
+    const selectors = parseSelectors(this.definition, query);
+    const rv = query.resourceVersion ?? '';
+    validateWatchListOptions(query);
+    // Without sendInitialEvents, kube's legacy rule: resourceVersion unset or "0" starts with the current state.
+    const sendInitial = query.sendInitialEvents ?? (rv === '' || rv === '0');
+    let afterRevision: number;
+    let initial: T[] = [];
+    if (sendInitial) {
+      const snapshot = await this.list(ctx, { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector, resourceVersion: rv === '' ? undefined : rv });
+      afterRevision = Number(snapshot.resourceVersion);
+      initial = snapshot.items;
+    } else {
+      afterRevision = parseResourceVersion(rv);
+      const compacted = await this.storage.compactedRevision();
+      if (afterRevision < compacted) throw resourceExpired(`too old resource version: ${afterRevision} (${compacted})`);
+    }
+    return watchObjects({
+      storage: this.storage,
+      prefix: this.prefix,
+      definition: this.definition,
+      selectors,
+      afterRevision,
+      initial,
+      initialEventsEnd: query.sendInitialEvents === true,
+      signal,
+    });
+  }
+
   private async admit(ctx: RequestContext, operation: AdmissionOperation, obj: T, old: T | undefined): Promise<void> {
     await runAdmission(this.admission, {
       operation,
@@ -300,6 +331,19 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       dryRun: ctx.dryRun,
     });
   }
+}
+
+/** kube's rules for sendInitialEvents (the WatchList feature). */
+function validateWatchListOptions(q: WatchQuery): void {
+  if (q.sendInitialEvents === undefined) return;
+  const errs = [];
+  if (q.resourceVersionMatch !== 'NotOlderThan') {
+    errs.push(fieldErrors.forbidden(FieldPath.root('resourceVersionMatch'), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+  }
+  if (q.sendInitialEvents && !q.allowWatchBookmarks) {
+    errs.push(fieldErrors.forbidden(FieldPath.root('allowWatchBookmarks'), 'sendInitialEvents requires setting allowWatchBookmarks to true'));
+  }
+  if (errs.length) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
 }
 
 const CONTINUE_TOO_OLD =

@@ -54,6 +54,22 @@ export interface DeleteOutput<T extends KubeObject> {
   deleted: boolean;
 }
 
+export interface WatchQuery extends ListQuery {
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+export type ObjectWatchEvent<T extends KubeObject> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
+  /** Progress: every change up to resourceVersion was sent. `initialEventsEnd` ends sendInitialEvents. */
+  | { type: 'BOOKMARK'; resourceVersion: string; initialEventsEnd?: boolean };
+
+/** Events in resourceVersion order; iteration throws a StatusError (e.g. 410) when the watch cannot go on. */
+export interface ObjectWatch<T extends KubeObject> extends AsyncIterable<ObjectWatchEvent<T>> {
+  /** Ask for a BOOKMARK once everything before the current revision was delivered. */
+  requestBookmark(): void;
+}
+
 export interface RestStorage<T extends KubeObject = KubeObject> {
   readonly definition: ResourceDefinition<T>;
   /** Subresource this endpoint serves ("" for the main resource). */
@@ -64,4 +80,6 @@ export interface RestStorage<T extends KubeObject = KubeObject> {
   update(ctx: RequestContext, name: string, fn: UpdateFn<T>, opts: WriteOptions): Promise<UpdateOutput<T>>;
   delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteOutput<T>>;
   deleteCollection(ctx: RequestContext, opts: DeleteOptions, query: ListQuery): Promise<ListOutput<T>>;
+  /** Changes matching the query's selectors; ends when `signal` aborts. */
+  watch(ctx: RequestContext, query: WatchQuery, signal: AbortSignal): Promise<ObjectWatch<T>>;
 }
