@@ -91,7 +91,7 @@ export class NonResourceRoutes {
     } else {
       text = problems.length ? `[-]${problems.join('\n[-]')}\n${parts[0]} check failed\n` : 'ok';
     }
-    reply.code(problems.length ? 500 : 200).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(text);
+    reply.code(problems.length ? 500 : 200).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(Buffer.from(text));
   }
 
   private rootPaths(): string[] {
@@ -104,7 +104,7 @@ export class NonResourceRoutes {
     const which = negotiateDiscovery(header(req, 'accept'));
     if (which === 'legacy') throw pathNotFound();
     const body = `${JSON.stringify(emptyAggregatedDiscovery(which))}\n`;
-    reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).header('Vary', 'Accept').send(body);
+    reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).header('Vary', 'Accept').send(Buffer.from(body));
   }
 
   private apis(req: FastifyRequest, reply: FastifyReply, parts: string[], pretty: boolean): void {
@@ -119,7 +119,7 @@ export class NonResourceRoutes {
       const { body, etag } = this.aggregated[which];
       reply.header('Vary', 'Accept').header('ETag', etag);
       if (header(req, 'if-none-match') === etag) return void reply.code(304).send();
-      return void reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).send(body);
+      return void reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).send(Buffer.from(body));
     }
     if (parts.length === 2) return json(apiGroup(defs, parts[1]!));
     if (parts.length === 3) return json(apiResourceList(defs, parts[1]!, parts[2]!));
@@ -135,7 +135,7 @@ export class NonResourceRoutes {
     }
     if (parts[1] !== 'v3') throw pathNotFound();
     if (parts.length === 2) {
-      return void reply.code(200).header('Content-Type', 'application/json').header('Cache-Control', 'no-cache, private').send(`${JSON.stringify(this.openapiV3.index)}\n`);
+      return void reply.code(200).header('Content-Type', 'application/json').header('Cache-Control', 'no-cache, private').send(Buffer.from(`${JSON.stringify(this.openapiV3.index)}\n`));
     }
     const doc = this.openapiV3.groupVersions.get(parts.slice(2).join('/'));
     if (!doc) throw pathNotFound();

@@ -23,7 +23,8 @@ export function writeBody(reply: FastifyReply, code: number, body: unknown, opts
   const unique = [...new Set(opts.warnings ?? [])];
   if (unique.length) reply.header('Warning', unique.map(warningHeader));
   const { contentType, payload } = serialize(body, opts.format, opts.pretty);
-  reply.code(code).header('Content-Type', contentType).send(payload);
+  // A Buffer keeps Fastify from rewriting the content type (it must stay byte-exact).
+  reply.code(code).header('Content-Type', contentType).send(Buffer.from(payload));
 }
 
 export function writeStatus(reply: FastifyReply, status: Status, opts: Omit<WriteOptions, 'format'> & { format?: WriteOptions['format'] }): void {

@@ -46,6 +46,12 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
+    clientErrorHandler: (_err, socket) => {
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'malformed HTTP request', reason: 'BadRequest', code: 400 });
+      if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      else socket.destroy();
+    },
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -60,6 +66,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
 
   const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
     const status = toStatus(err, logger, maxBody);
+    // The rest of a refused body may still be in flight: do not reuse this connection.
+    if (status.code === 413) reply.header('Connection', 'close');
     writeStatus(reply, status, { pretty: false });
   };
 

@@ -128,6 +128,8 @@ function httpRequest(agent: https.Agent, base: URL, method: string, path: string
   if (o.body !== undefined) {
     payload = Buffer.isBuffer(o.body) ? o.body : Buffer.from(typeof o.body === 'string' ? o.body : JSON.stringify(o.body));
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+    // Node sends DELETE bodies without framing unless told the length (kubectl always sends it).
+    headers['Content-Length'] = String(payload.length);
   }
   return new Promise((resolve, reject) => {
     const req = https.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
