@@ -1,3 +1,5 @@
+// Memory backend: the shared conformance suite.
+
 import { describeRevisionedStore } from './storage-conformance.js';
 import { MemoryStore } from './memory-store.js';
 

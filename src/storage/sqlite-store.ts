@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applySchema, prefixEnd } from './sqlite-schema.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
-import { WatchHub } from './watch-hub.js';
+import { WatchHub, type ChangeEvent } from './watch-hub.js';
 import {
   StorageError,
   type DeleteResult,
@@ -21,7 +21,6 @@ import {
   type PutResult,
   type RevisionedStore,
   type StoreWatch,
-  type WatchEvent,
   type WatchOptions,
 } from './revisioned-store.js';
 
@@ -30,8 +29,20 @@ export interface SqliteStoreOptions {
   path: string;
   /** 'full' (default): synced before a write is acknowledged; 'normal': WAL without a sync per commit. */
   durability?: 'full' | 'normal';
-  /** Largest value accepted (bytes); larger writes fail with ValueTooLarge. */
+  /** Largest value accepted (bytes, default 8 MiB); larger writes fail with ValueTooLarge. */
   maxValueBytes?: number;
+  /** Per-watcher bound on queued live events (default 10,000); past it the watch ends with Unavailable. */
+  maxWatchQueue?: number;
+  /** Per-watcher bound on queued value bytes (default 64 MiB). */
+  maxWatchQueueBytes?: number;
+}
+
+/** Counters for tests and benchmarks. */
+export interface SqliteStoreStats {
+  /** Write transactions committed (each is one sync at 'full'). */
+  transactions: number;
+  /** Writes applied (successful puts and deletes). */
+  writes: number;
 }
 
 interface Row {
@@ -49,6 +60,8 @@ type PendingWrite =
   | { op: 'put'; key: string; value: Uint8Array; expected: number; resolve(r: PutResult): void; reject(e: unknown): void }
   | { op: 'delete'; key: string; expected: number; resolve(r: DeleteResult): void; reject(e: unknown): void };
 
+const COMPACT_BATCH = 1000;
+
 const toKv = (r: Row): KeyValue => ({ key: r.key, value: r.value, createRevision: r.create_revision, modRevision: r.revision });
 
 export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
@@ -65,6 +78,7 @@ export class SqliteStore implements RevisionedStore {
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
   private closed = false;
+  private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
   private readonly stmt;
 
   constructor(opts: SqliteStoreOptions) {
@@ -110,8 +124,8 @@ export class SqliteStore implements RevisionedStore {
         'INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET revision = excluded.revision, create_revision = excluded.create_revision, value = excluded.value',
       ),
       deleteCurrent: db.prepare<[string]>('DELETE FROM current WHERE key = ?'),
-      history: db.prepare<[string, string, number], LogRow>(
-        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key >= ? AND key < ? AND revision > ? ORDER BY revision',
+      history: db.prepare<[string, string, number, number, number], LogRow>(
+        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key >= ? AND key < ? AND revision > ? AND revision <= ? ORDER BY revision LIMIT ?',
       ),
       byRevision: db.prepare<[number], LogRow>('SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE revision = ?'),
       compactSuperseded: db.prepare<[number, number]>(
@@ -123,7 +137,12 @@ export class SqliteStore implements RevisionedStore {
     };
     this.revision = this.stmt.meta.get('revision')!.value;
     this.compacted = this.stmt.meta.get('compacted')!.value;
-    this.hub = new WatchHub(() => this.revision);
+    this.hub = new WatchHub({
+      revision: () => this.revision,
+      history: (prefix, after, upTo, limit) => this.history(prefix, after, upTo, limit),
+      maxQueued: opts.maxWatchQueue,
+      maxQueuedBytes: opts.maxWatchQueueBytes,
+    });
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
@@ -170,9 +189,20 @@ export class SqliteStore implements RevisionedStore {
     if (after < this.compacted) {
       return this.hub.failed(new StorageError('Compacted', `required revision ${after} has been compacted (compacted revision ${this.compacted})`, undefined, undefined, this.compacted));
     }
-    // Synchronous: no commit can land between reading the backlog and subscribing.
-    const backlog = after < this.revision ? this.stmt.history.all(prefix, prefixEnd(prefix), after).map((r) => this.eventOf(r)) : [];
-    return this.hub.subscribe(prefix, opts.signal, backlog);
+    return this.hub.subscribe(prefix, opts.signal, after);
+  }
+
+  /** Write transactions and writes so far (group commit makes the first smaller than the second). */
+  stats(): SqliteStoreStats {
+    return { ...this.counters };
+  }
+
+  /** One page of the log for a replaying watcher; fails once compaction has overtaken it. */
+  private history(prefix: string, after: number, upTo: number, limit: number): ChangeEvent[] {
+    if (after < this.compacted) {
+      throw new StorageError('Compacted', `required revision ${after} has been compacted (compacted revision ${this.compacted})`, undefined, undefined, this.compacted);
+    }
+    return this.stmt.history.all(prefix, prefixEnd(prefix), after, upTo, limit).map((r) => this.eventOf(r));
   }
 
   async currentRevision(): Promise<number> {
@@ -183,20 +213,23 @@ export class SqliteStore implements RevisionedStore {
     return this.compacted;
   }
 
-  /** Removes superseded rows and tombstones at or below `revision`, in batches, then records it. */
+  /**
+   * Records `revision` as compacted first (durably, so reads and watches below it fail at once and
+   * a crash midway only leaves garbage for the next pass), then removes superseded rows and
+   * tombstones at or below it in batches of 1,000, yielding to writers between batches.
+   */
   async compact(revision: number): Promise<void> {
     const target = Math.min(revision, this.revision);
-    if (target <= this.compacted) return;
+    if (target <= this.compacted || this.closed) return;
+    this.stmt.setMeta.run(target, 'compacted');
+    this.compacted = target;
     for (;;) {
-      const removed = this.db.transaction(() => this.stmt.compactSuperseded.run(target, 1000).changes)();
-      if (removed === 0) break;
+      if (this.closed) return;
+      const removed = this.db.transaction(() => this.stmt.compactSuperseded.run(target, COMPACT_BATCH).changes)();
+      if (removed < COMPACT_BATCH) break;
       await new Promise((r) => setImmediate(r));
     }
-    this.db.transaction(() => {
-      this.stmt.compactTombstones.run(target);
-      this.stmt.setMeta.run(target, 'compacted');
-    })();
-    this.compacted = target;
+    if (!this.closed) this.db.transaction(() => this.stmt.compactTombstones.run(target))();
   }
 
   async close(): Promise<void> {
@@ -220,7 +253,7 @@ export class SqliteStore implements RevisionedStore {
     return requested;
   }
 
-  private eventOf(r: LogRow): WatchEvent {
+  private eventOf(r: LogRow): ChangeEvent {
     const prev = r.prev_revision ? this.stmt.byRevision.get(r.prev_revision) : undefined;
     const prevKv = prev && !prev.deleted ? toKv(prev) : undefined;
     if (r.deleted) return { type: 'delete', revision: r.revision, key: r.key, prevKv: prevKv ?? { key: r.key, value: new Uint8Array(), createRevision: r.create_revision, modRevision: r.prev_revision } };
@@ -246,7 +279,7 @@ export class SqliteStore implements RevisionedStore {
     this.pending = [];
     if (batch.length === 0) return;
     const outcomes: (() => void)[] = [];
-    const events: WatchEvent[] = [];
+    const events: ChangeEvent[] = [];
     let revision = this.revision;
     try {
       this.db.transaction(() => {
@@ -282,6 +315,8 @@ export class SqliteStore implements RevisionedStore {
       return;
     }
     this.revision = revision;
+    this.counters.transactions++;
+    this.counters.writes += events.length;
     for (const settle of outcomes) settle();
     this.hub.publish(events);
   }

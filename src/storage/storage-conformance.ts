@@ -174,6 +174,113 @@ export function describeRevisionedStore(name: string, makeStore: StoreFactory): 
       assert.deepEqual(events.map(summary), [`put /r/prog/1=x@${other.revision - 1}`, `progress@${other.revision}`]);
     }));
 
+    test('get of a missing key has no value and reports the current revision', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/a/1', bytes('v1'), 0);
+      const got = await s.get('/r/a/2');
+      assert.equal(got.kv, undefined);
+      assert.equal(got.revision, c.revision);
+    }));
+
+    test('a key deleted and created again starts a new incarnation', withStore(async (s) => {
+      const c = await s.optimisticPut('/r/a/1', bytes('v1'), 0);
+      await s.optimisticDelete('/r/a/1', c.revision);
+      const again = await s.optimisticPut('/r/a/1', bytes('v2'), 0);
+      assert.equal(again.kv.createRevision, again.revision);
+      assert.ok(again.revision > c.revision + 1);
+    }));
+
+    test('list at a past revision, beyond the current one, and below the compacted one', withStore(async (s) => {
+      const a = await s.optimisticPut('/r/l/a', bytes('a1'), 0);
+      await s.optimisticPut('/r/l/b', bytes('b1'), 0);
+      const a2 = await s.optimisticPut('/r/l/a', bytes('a2'), a.revision);
+      const past = await s.list('/r/l/', { revision: a.revision });
+      assert.deepEqual(past.kvs.map((kv) => `${kv.key}=${text(kv.value)}`), ['/r/l/a=a1']);
+      assert.equal(past.revision, a.revision);
+      await rejectsWith(s.list('/r/l/', { revision: a2.revision + 1 }), 'RevisionTooLarge');
+      await s.compact(a2.revision);
+      await rejectsWith(s.list('/r/l/', { revision: a.revision }), 'Compacted');
+      const now = await s.list('/r/l/', { revision: a2.revision });
+      assert.deepEqual(now.kvs.map((kv) => `${kv.key}=${text(kv.value)}`), ['/r/l/a=a2', '/r/l/b=b1']);
+    }));
+
+    test('list limit equal to the number of keys has no more; startAfter alone reads the latest', withStore(async (s) => {
+      for (const k of ['1', '2', '3']) await s.optimisticPut(`/r/q/${k}`, bytes(k), 0);
+      const all = await s.list('/r/q/', { limit: 3 });
+      assert.equal(all.more, false);
+      assert.equal(all.kvs.length, 3);
+      const tail = await s.list('/r/q/', { startAfter: '/r/q/1', limit: 1 });
+      assert.deepEqual(tail.kvs.map((kv) => kv.key), ['/r/q/2']);
+      assert.equal(tail.more, true);
+      assert.equal(await s.count('/r/q/'), 3);
+      assert.equal(await s.count('/r/none/'), 0);
+    }));
+
+    test('values of 3 MiB round-trip', withStore(async (s) => {
+      const big = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+      const c = await s.optimisticPut('/r/big/1', big, 0);
+      const got = await s.get('/r/big/1');
+      assert.equal(got.kv?.value.byteLength, big.byteLength);
+      assert.ok(Buffer.from(got.kv!.value).equals(Buffer.from(big)));
+      assert.equal(got.kv?.modRevision, c.revision);
+    }));
+
+    test('replay carries delete events with prevKv; a watch from the compacted revision itself works', withStore(async (s) => {
+      const a = await s.optimisticPut('/r/w/a', bytes('1'), 0);
+      const d = await s.optimisticDelete('/r/w/a', a.revision);
+      const b = await s.optimisticPut('/r/w/b', bytes('2'), 0);
+      await s.compact(a.revision);
+      const ac = new AbortController();
+      const w = s.watch('/r/w/', { afterRevision: a.revision, signal: ac.signal });
+      const events = await take(w, 2);
+      ac.abort();
+      assert.deepEqual(events.map(summary), [`delete /r/w/a@${d.revision} prev=1`, `put /r/w/b=2@${b.revision}`]);
+    }));
+
+    test('a long history replays in order, then live events follow', withStore(async (s) => {
+      const first = await s.optimisticPut('/r/h/first', bytes('f'), 0);
+      const writes = await Promise.all(Array.from({ length: 1200 }, (_, i) => s.optimisticPut(`/r/h/${String(i).padStart(4, '0')}`, bytes(String(i)), 0)));
+      const ac = new AbortController();
+      const w = s.watch('/r/h/', { afterRevision: first.revision, signal: ac.signal });
+      const live = await s.optimisticPut('/r/h/live', bytes('l'), 0);
+      const events = await take(w, 1201);
+      ac.abort();
+      const expected = [...writes.map((r) => r.revision).sort((x, y) => x - y), live.revision];
+      assert.deepEqual(events.map((e) => e.revision), expected);
+    }));
+
+    test('a delayed reader gets every event in order while writes continue', withStore(async (s) => {
+      const ac = new AbortController();
+      const w = s.watch('/r/d/', { afterRevision: 0, signal: ac.signal });
+      const it = w[Symbol.asyncIterator]();
+      const revisions: number[] = [];
+      let prev = 0;
+      for (let i = 0; i < 20; i++) {
+        const r = await s.optimisticPut(`/r/d/${i}`, bytes(String(i)), 0);
+        revisions.push(r.revision);
+        if (i % 2 === 0) await s.optimisticPut(`/r/d/${i}`, bytes(`${i}'`), r.revision).then((u) => revisions.push(u.revision));
+      }
+      const seen: number[] = [];
+      while (seen.length < revisions.length) {
+        await new Promise((r) => setTimeout(r, 2));
+        const next = await it.next();
+        if (next.done) break;
+        assert.ok(next.value.revision > prev);
+        prev = next.value.revision;
+        seen.push(next.value.revision);
+      }
+      ac.abort();
+      assert.deepEqual(seen, revisions);
+    }));
+
+    test('close ends open watches', withStore(async (s) => {
+      const w = s.watch('/r/x/', { afterRevision: 0, signal: new AbortController().signal });
+      const it = w[Symbol.asyncIterator]();
+      const pending = it.next();
+      await s.close();
+      const r = await Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('timeout'), 2000))]);
+      assert.deepEqual(r, { done: true, value: undefined });
+    }));
+
     test('concurrent writes each get their own outcome', withStore(async (s) => {
       const c = await s.optimisticPut('/r/c/x', bytes('0'), 0);
       const results = await Promise.allSettled([
