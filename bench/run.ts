@@ -104,22 +104,15 @@ async function main(): Promise<void> {
     const rowBytes = Buffer.byteLength(JSON.stringify(scidr('bench-00000000', 1))) + 200;
     const raw = await rawSqliteInsertRate({ durability: 'full', rows: 3000, rowBytes, dir: scratch });
     console.log(`raw better-sqlite3 insert (one transaction + sync each, ${rowBytes} B rows): ${raw.perSecond.toFixed(0)}/s`);
-    let created = 0;
+    const createBody = JSON.stringify(scidr('bench-[<id>]', 1));
     for (const c of CONNECTIONS) {
-      const r = await runLoad({
-        url: server.url,
-        ca: server.ca,
-        connections: c,
-        durationMs: DURATION_MS,
-        headers,
-        request: () => ({ method: 'POST', path: SC, body: JSON.stringify(scidr(`bench-c${c}-${created}`, created++)) }),
-        okStatus: [201],
-      });
+      const r = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'POST', path: SC, body: createBody });
       row(`create  ${String(c).padStart(2)} conn`, r, raw.perSecond, 'raw insert', c === 16 ? 1.0 : undefined);
     }
 
     // Get: one stored object beside a bare HTTPS server answering a body of the same size.
-    const getPath = `${SC}/bench-c1-0`;
+    await fetchBody(server, SC, 'POST', JSON.stringify(scidr('bench-get', 2)));
+    const getPath = `${SC}/bench-get`;
     const sample = await fetchBody(server, getPath);
     const certFile = join(server.dataDir, 'apiserver.crt');
     const keyFile = join(server.dataDir, 'apiserver.key');
@@ -127,8 +120,8 @@ async function main(): Promise<void> {
     children.push(bareGet.child);
     console.log('');
     for (const c of CONNECTIONS) {
-      const base = await runLoad({ url: bareGet.url, ca: server.ca, connections: c, durationMs: DURATION_MS, request: () => ({ method: 'GET', path: '/' }) });
-      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, request: () => ({ method: 'GET', path: getPath }) });
+      const base = await runLoad({ url: bareGet.url, ca: server.ca, connections: c, durationMs: DURATION_MS, method: 'GET', path: '/' });
+      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'GET', path: getPath });
       row(`get     ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https', 0.4);
     }
 
@@ -139,8 +132,8 @@ async function main(): Promise<void> {
     children.push(bareList.child);
     console.log('');
     for (const c of CONNECTIONS) {
-      const base = await runLoad({ url: bareList.url, ca: server.ca, connections: c, durationMs: DURATION_MS, request: () => ({ method: 'GET', path: '/' }) });
-      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, request: () => ({ method: 'GET', path: listPath }) });
+      const base = await runLoad({ url: bareList.url, ca: server.ca, connections: c, durationMs: DURATION_MS, method: 'GET', path: '/' });
+      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'GET', path: listPath });
       row(`list100 ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https');
     }
 
@@ -155,20 +148,20 @@ async function main(): Promise<void> {
   }
 }
 
-/** One authenticated GET; its body sizes the baselines. */
-function fetchBody(server: Started, path: string): Promise<Buffer> {
+/** One authenticated request; a GET's body sizes the baselines. */
+function fetchBody(server: Started, path: string, method = 'GET', body?: string): Promise<Buffer> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: url.hostname, port: url.port, path, ca: server.ca, headers: { Authorization: `Bearer ${server.token}` } },
+      { host: url.hostname, port: url.port, path, method, ca: server.ca, headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`GET ${path}: ${res.statusCode}`))));
+        res.on('end', () => (res.statusCode! < 300 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${method} ${path}: ${res.statusCode}`))));
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
