@@ -1,6 +1,7 @@
 // The SQLite layout of the revision log (kine's proven shape, simplified for one writer process):
 // `log` holds every write, keyed by the global revision; `current` holds the live value of each
-// key so that reads at the latest revision are one index lookup; `meta` holds the counters.
+// key so that reads at the latest revision are one index lookup; `meta` holds the compacted revision (the
+// latest revision is the newest log row, or the compacted revision if compaction removed it).
 
 import type Database from 'better-sqlite3';
 
@@ -17,7 +18,6 @@ export function applySchema(db: Database.Database): void {
       deleted         INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX IF NOT EXISTS log_key_revision ON log (key, revision);
-    CREATE INDEX IF NOT EXISTS log_prev_revision ON log (prev_revision) WHERE prev_revision != 0;
     CREATE TABLE IF NOT EXISTS current (
       key             TEXT    PRIMARY KEY,
       revision        INTEGER NOT NULL,
@@ -25,7 +25,7 @@ export function applySchema(db: Database.Database): void {
       value           BLOB    NOT NULL
     ) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-    INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('revision', 0), ('compacted', 0);
+    INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('compacted', 0);
   `);
 }
 

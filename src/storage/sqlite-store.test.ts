@@ -122,19 +122,23 @@ describe('sqlite store on disk', () => {
     });
   });
 
-  test('the compacted revision survives reopen; a stale lock from a dead process is taken over', async () => {
+  test('the compacted and current revisions survive reopen after compacting a trailing delete; a stale lock from a dead process is taken over', async () => {
     const dir = tempDir();
     const path = join(dir, 'state.db');
     try {
       const first = openSqliteStore({ path, durability: 'normal' });
       const a = await first.optimisticPut('/c/a', enc('1'), 0);
       const b = await first.optimisticPut('/c/a', enc('2'), a.revision);
-      await first.compact(b.revision);
+      const gone = await first.optimisticPut('/c/gone', enc('x'), 0);
+      const last = await first.optimisticDelete('/c/gone', gone.revision);
+      await first.compact(last.revision); // removes the newest log row (the tombstone)
       await first.close();
       writeFileSync(`${path}.lock`, '2147483646\n');
       const second = openSqliteStore({ path });
       try {
-        assert.equal(await second.compactedRevision(), b.revision);
+        assert.equal(await second.compactedRevision(), last.revision);
+        assert.equal(await second.currentRevision(), last.revision, 'the revision never goes back');
+        assert.equal((await second.optimisticPut('/c/next', enc('n'), 0)).revision, last.revision + 1);
         await assert.rejects(second.get('/c/a', { revision: a.revision }), (e: unknown) => isStorageError(e, 'Compacted'));
         assert.equal(dec((await second.get('/c/a')).kv!.value), '2');
       } finally {

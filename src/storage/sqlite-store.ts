@@ -128,15 +128,17 @@ export class SqliteStore implements RevisionedStore {
         'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key >= ? AND key < ? AND revision > ? AND revision <= ? ORDER BY revision LIMIT ?',
       ),
       byRevision: db.prepare<[number], LogRow>('SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE revision = ?'),
+      maxRevision: db.prepare<[], { r: number | null }>('SELECT MAX(revision) AS r FROM log'),
+      // One window of the log: rows superseded by a write in the window, and tombstones in it.
       compactSuperseded: db.prepare<[number, number]>(
-        `DELETE FROM log WHERE revision IN (
-           SELECT l.prev_revision FROM log AS l JOIN log AS p ON p.revision = l.prev_revision
-           WHERE l.prev_revision != 0 AND l.revision <= ? LIMIT ?)`,
+        'DELETE FROM log WHERE revision IN (SELECT prev_revision FROM log WHERE revision > ? AND revision <= ? AND prev_revision != 0)',
       ),
-      compactTombstones: db.prepare<[number]>('DELETE FROM log WHERE deleted = 1 AND revision <= ?'),
+      compactTombstones: db.prepare<[number, number]>('DELETE FROM log WHERE deleted = 1 AND revision > ? AND revision <= ?'),
     };
-    this.revision = this.stmt.meta.get('revision')!.value;
     this.compacted = this.stmt.meta.get('compacted')!.value;
+    // Not stored per write (one page less per commit): compaction only removes rows at or below
+    // the compacted revision, so the newest log row or the compacted revision is the latest.
+    this.revision = Math.max(this.stmt.maxRevision.get()!.r ?? 0, this.compacted);
     this.hub = new WatchHub({
       revision: () => this.revision,
       history: (prefix, after, upTo, limit) => this.history(prefix, after, upTo, limit),
@@ -214,22 +216,25 @@ export class SqliteStore implements RevisionedStore {
   }
 
   /**
-   * Records `revision` as compacted first (durably, so reads and watches below it fail at once and
-   * a crash midway only leaves garbage for the next pass), then removes superseded rows and
-   * tombstones at or below it in batches of 1,000, yielding to writers between batches.
+   * Records `revision` as compacted first (durably, so reads and watches below it fail at once),
+   * then removes superseded rows and tombstones window by window (COMPACT_BATCH revisions per
+   * transaction), yielding to writers between windows. A crash midway leaves some dead rows
+   * behind; they are invisible to reads and cost only space.
    */
   async compact(revision: number): Promise<void> {
     const target = Math.min(revision, this.revision);
-    if (target <= this.compacted || this.closed) return;
+    const from = this.compacted;
+    if (target <= from || this.closed) return;
     this.stmt.setMeta.run(target, 'compacted');
     this.compacted = target;
-    for (;;) {
-      if (this.closed) return;
-      const removed = this.db.transaction(() => this.stmt.compactSuperseded.run(target, COMPACT_BATCH).changes)();
-      if (removed < COMPACT_BATCH) break;
-      await new Promise((r) => setImmediate(r));
+    for (let lo = from; lo < target && !this.closed; lo += COMPACT_BATCH) {
+      const hi = Math.min(lo + COMPACT_BATCH, target);
+      this.db.transaction(() => {
+        this.stmt.compactSuperseded.run(lo, hi);
+        this.stmt.compactTombstones.run(lo, hi);
+      })();
+      if (hi < target) await new Promise((r) => setImmediate(r));
     }
-    if (!this.closed) this.db.transaction(() => this.stmt.compactTombstones.run(target))();
   }
 
   async close(): Promise<void> {
@@ -307,7 +312,6 @@ export class SqliteStore implements RevisionedStore {
             outcomes.push(() => w.resolve({ revision: rev, prevKv }));
           }
         }
-        this.stmt.setMeta.run(revision, 'revision');
       })();
     } catch (err) {
       const failure = new StorageError('Unavailable', `storage write failed: ${err instanceof Error ? err.message : String(err)}`);
