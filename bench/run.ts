@@ -104,7 +104,8 @@ async function main(): Promise<void> {
     const rowBytes = Buffer.byteLength(JSON.stringify(scidr('bench-00000000', 1))) + 200;
     const raw = await rawSqliteInsertRate({ durability: 'full', rows: 3000, rowBytes, dir: scratch });
     console.log(`raw better-sqlite3 insert (one transaction + sync each, ${rowBytes} B rows): ${raw.perSecond.toFixed(0)}/s`);
-    const createBody = JSON.stringify(scidr('bench-[<id>]', 1));
+    // generateName gives every create a fresh name without per-request bodies.
+    const createBody = JSON.stringify({ ...scidr('', 1), metadata: { generateName: 'bench-', labels: { bench: 'yes' } } });
     for (const c of CONNECTIONS) {
       const r = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'POST', path: SC, body: createBody });
       row(`create  ${String(c).padStart(2)} conn`, r, raw.perSecond, 'raw insert', c === 16 ? 1.0 : undefined);

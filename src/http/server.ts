@@ -165,6 +165,11 @@ interface FrameworkError {
 function toStatus(err: unknown, logger: Logger, maxBody: number): Status {
   if (isStatusError(err)) return (err as StatusError).status;
   const fe = err as FrameworkError;
+  // The client went away mid-request: nothing to answer and nothing wrong with the server.
+  if (fe?.code === 'ECONNRESET' || fe?.code === 'ECONNABORTED' || fe?.message === 'aborted') {
+    logger.debug({ code: fe.code }, 'client aborted the request');
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the client aborted the request', reason: 'BadRequest', code: 400 };
+  }
   if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe?.statusCode === 413) return requestEntityTooLarge(`Request entity too large: limit is ${maxBody}`).status;
   if (fe?.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: fe.message ?? 'bad request', reason: 'BadRequest', code: 400 };
