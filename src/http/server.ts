@@ -85,7 +85,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       const info = resolveRequestInfo(req.method, path, query);
       await authorize(opts.authorizer, user, info);
       if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
-      const ctx: RequestContext = { requestId, user, requestInfo: info, signal: abortSignalOf(reply), logger, warnings: [], dryRun: false };
+      const ctx = requestContext(requestId, user, info, reply, logger);
       const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
       if (!endpoint || info.namespace) throw pathNotFound();
       const body = Buffer.isBuffer(req.body) ? req.body : undefined;
@@ -148,11 +148,30 @@ async function authorize(authorizer: Authorizer, user: UserInfo, info: RequestIn
   if (r.decision !== 'allow') throw forbiddenError(attrs, r.reason);
 }
 
-/** Aborted when the response is finished or its connection goes away (the request's own 'close' fires too early). */
-function abortSignalOf(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => controller.abort());
-  return controller.signal;
+/**
+ * The request's context. Its signal aborts when the response is finished or the connection goes
+ * away (the request's own 'close' fires too early); it is made only when asked for, because most
+ * requests never need it and an AbortController per request is measurable on the hot path.
+ */
+function requestContext(requestId: string, user: UserInfo, info: RequestInfo, reply: FastifyReply, logger: Logger): RequestContext {
+  let signal: AbortSignal | undefined;
+  return {
+    requestId,
+    user,
+    requestInfo: info,
+    get signal(): AbortSignal {
+      if (!signal) {
+        const controller = new AbortController();
+        if (reply.raw.closed) controller.abort();
+        else reply.raw.once('close', () => controller.abort());
+        signal = controller.signal;
+      }
+      return signal;
+    },
+    logger,
+    warnings: [],
+    dryRun: false,
+  };
 }
 
 interface FrameworkError {
