@@ -61,6 +61,10 @@ type PendingWrite =
   | { op: 'delete'; key: string; expected: number; resolve(r: DeleteResult): void; reject(e: unknown): void };
 
 const COMPACT_BATCH = 1000;
+/** Longest a write waits for companions to share its commit. */
+const COMMIT_DELAY_MS = 1;
+/** Never wait for more writers than this before committing. */
+const MAX_EXPECTED_BATCH = 64;
 
 const toKv = (r: Row): KeyValue => ({ key: r.key, value: r.value, createRevision: r.create_revision, modRevision: r.revision });
 
@@ -77,6 +81,9 @@ export class SqliteStore implements RevisionedStore {
   private compacted: number;
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Size of the last committed batch: how many concurrent writers to wait for (see enqueue). */
+  private expectedBatch = 1;
   private closed = false;
   private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
   private readonly stmt;
@@ -240,6 +247,7 @@ export class SqliteStore implements RevisionedStore {
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.pending.length) this.flush();
+    clearTimeout(this.flushTimer);
     this.closed = true;
     this.hub.closeAll();
     this.db.close();
@@ -271,18 +279,32 @@ export class SqliteStore implements RevisionedStore {
       return;
     }
     this.pending.push(w);
-    if (!this.flushScheduled) {
+    if (this.flushScheduled) return;
+    // Group commit with a commit delay (as PostgreSQL's commit_delay/commit_siblings): the sync is
+    // synchronous, so writers that arrive while one runs cannot join it. Commit at once when as
+    // many writers have arrived as last time; otherwise wait at most COMMIT_DELAY_MS for them.
+    if (this.pending.length >= this.expectedBatch) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
       this.flushScheduled = true;
       setImmediate(() => this.flush());
+    } else if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        if (!this.flushScheduled) this.flush();
+      }, COMMIT_DELAY_MS);
     }
   }
 
   /** Applies every queued write in one transaction (one sync), then settles each and notifies watchers. */
   private flush(): void {
     this.flushScheduled = false;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
+    this.expectedBatch = Math.min(batch.length, MAX_EXPECTED_BATCH);
     const outcomes: (() => void)[] = [];
     const events: ChangeEvent[] = [];
     let revision = this.revision;
