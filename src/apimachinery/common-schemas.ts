@@ -13,6 +13,14 @@ export const DELETE_OPTIONS = `${META}.DeleteOptions`;
 export const PATCH = `${META}.Patch`;
 export const WATCH_EVENT = `${META}.WatchEvent`;
 
+/** The apiVersion and kind properties of a kind's schema. */
+export function typeMetaProperties(apiVersion: string, kind: string): Record<string, Schema> {
+  return {
+    apiVersion: { type: 'string', description: `The versioned schema of this object: ${apiVersion}.` },
+    kind: { type: 'string', description: `The kind of this object: ${kind}.` },
+  };
+}
+
 const str = (description: string): Schema => ({ type: 'string', description, default: '' });
 const int = (description: string, format = 'int64'): Schema => ({ type: 'integer', format, description });
 const described = (ref: string, description: string): Schema => ({ allOf: [refTo(ref)], description });

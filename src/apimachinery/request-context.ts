@@ -47,25 +47,17 @@ export interface RequestContext {
   dryRun: boolean;
 }
 
+/** A RequestInfo with nothing resolved yet (non-resource until proven otherwise). */
+export function emptyRequestInfo(path = '', verb = ''): RequestInfo {
+  return { isResourceRequest: false, path, verb, apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] };
+}
+
 /** A context for in-process callers (controllers, tests): acts as the given user. */
 export function internalContext(user: UserInfo, logger: Logger, info: Partial<RequestInfo> = {}): RequestContext {
   return {
     requestId: 'internal',
     user,
-    requestInfo: {
-      isResourceRequest: true,
-      path: '',
-      verb: '',
-      apiPrefix: 'apis',
-      apiGroup: '',
-      apiVersion: '',
-      namespace: '',
-      resource: '',
-      subresource: '',
-      name: '',
-      parts: [],
-      ...info,
-    },
+    requestInfo: { ...emptyRequestInfo(), isResourceRequest: true, apiPrefix: 'apis', ...info },
     signal: new AbortController().signal,
     logger,
     warnings: [],

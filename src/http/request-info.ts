@@ -1,24 +1,12 @@
 // kube-apiserver's RequestInfo: what a request is about, from its method, path and query.
 
-import type { RequestInfo } from '../apimachinery/request-context.js';
+import { emptyRequestInfo, type RequestInfo } from '../apimachinery/request-context.js';
 
 const VERB_BY_METHOD: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 export function resolveRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const parts = path.split('/').filter((p) => p !== '');
-  const info: RequestInfo = {
-    isResourceRequest: false,
-    path,
-    verb: method.toLowerCase(),
-    apiPrefix: '',
-    apiGroup: '',
-    apiVersion: '',
-    namespace: '',
-    resource: '',
-    subresource: '',
-    name: '',
-    parts,
-  };
+  const info: RequestInfo = { ...emptyRequestInfo(path, method.toLowerCase()), parts };
   // Resource requests: /apis/<group>/<version>/<resource>[/<name>[/<subresource>]] (and /api/<version>/...).
   let rest: string[];
   if (parts[0] === 'apis' && parts.length >= 4) {

@@ -1,6 +1,6 @@
 // OpenAPI component schemas of certificates.platform.io/v1beta1 (descriptions in our words).
 
-import { LIST_META, OBJECT_META } from '../../apimachinery/common-schemas.js';
+import { LIST_META, OBJECT_META, typeMetaProperties } from '../../apimachinery/common-schemas.js';
 import { refTo, type Schema, type SchemaRegistry } from '../../apimachinery/schema.js';
 import { GROUP, KIND, VERSION } from './types.js';
 
@@ -9,10 +9,7 @@ export const CTB_SCHEMA = `${PREFIX}.ClusterTrustBundle`;
 export const CTB_LIST_SCHEMA = `${PREFIX}.ClusterTrustBundleList`;
 const CTB_SPEC_SCHEMA = `${PREFIX}.ClusterTrustBundleSpec`;
 
-const typeMeta = (kind: string): Record<string, Schema> => ({
-  apiVersion: { type: 'string', description: `The versioned schema of this object: ${GROUP}/${VERSION}.` },
-  kind: { type: 'string', description: `The kind of this object: ${kind}.` },
-});
+const typeMeta = (kind: string): Record<string, Schema> => typeMetaProperties(`${GROUP}/${VERSION}`, kind);
 
 export const clusterTrustBundleSchemas: SchemaRegistry = {
   [CTB_SCHEMA]: {

@@ -1,17 +1,11 @@
 // `kubectl get clustertrustbundles` columns, as upstream prints them: Name and SignerName (no Age).
 
 import type { TableColumn } from '../../registry/resource-definition.js';
+import { nameColumn } from '../name-column.js';
 import type { ClusterTrustBundle } from './types.js';
 
 export const clusterTrustBundleColumns: readonly TableColumn<ClusterTrustBundle>[] = [
-  {
-    name: 'Name',
-    type: 'string',
-    format: 'name',
-    description: 'Name must be unique within a namespace; cluster-scoped objects are unique in the cluster. Cannot be updated.',
-    priority: 0,
-    cell: (o) => o.metadata.name ?? '',
-  },
+  nameColumn<ClusterTrustBundle>(),
   {
     name: 'SignerName',
     type: 'string',

@@ -1,6 +1,6 @@
 // OpenAPI component schemas of networking.platform.io/v1 (descriptions in our words).
 
-import { CONDITION, LIST_META, OBJECT_META } from '../../apimachinery/common-schemas.js';
+import { CONDITION, LIST_META, OBJECT_META, typeMetaProperties } from '../../apimachinery/common-schemas.js';
 import { refTo, type Schema, type SchemaRegistry } from '../../apimachinery/schema.js';
 import { GROUP, KIND, VERSION } from './types.js';
 
@@ -10,10 +10,7 @@ export const SC_LIST_SCHEMA = `${PREFIX}.ServiceCIDRList`;
 const SC_SPEC_SCHEMA = `${PREFIX}.ServiceCIDRSpec`;
 const SC_STATUS_SCHEMA = `${PREFIX}.ServiceCIDRStatus`;
 
-const typeMeta = (kind: string): Record<string, Schema> => ({
-  apiVersion: { type: 'string', description: `The versioned schema of this object: ${GROUP}/${VERSION}.` },
-  kind: { type: 'string', description: `The kind of this object: ${kind}.` },
-});
+const typeMeta = (kind: string): Record<string, Schema> => typeMetaProperties(`${GROUP}/${VERSION}`, kind);
 
 export const serviceCIDRSchemas: SchemaRegistry = {
   [SC_SCHEMA]: {

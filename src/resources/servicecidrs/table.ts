@@ -2,17 +2,11 @@
 
 import { translateTimestampSince } from '../../apimachinery/duration.js';
 import type { TableColumn } from '../../registry/resource-definition.js';
+import { nameColumn } from '../name-column.js';
 import type { ServiceCIDR } from './types.js';
 
 export const serviceCIDRColumns: readonly TableColumn<ServiceCIDR>[] = [
-  {
-    name: 'Name',
-    type: 'string',
-    format: 'name',
-    description: 'Name must be unique within a namespace; cluster-scoped objects are unique in the cluster. Cannot be updated.',
-    priority: 0,
-    cell: (o) => o.metadata.name ?? '',
-  },
+  nameColumn<ServiceCIDR>(),
   {
     name: 'CIDRs',
     type: 'string',
