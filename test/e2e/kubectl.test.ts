@@ -183,6 +183,38 @@ describe('kubectl end to end', { skip: !binary }, () => {
     assert.match(field.stdout, /FIELD:\s+cidrs <\[\]string>/);
   });
 
+  test('get -w shows live changes', async () => {
+    const watch = kubectl.stream(['get', 'scidr', '-w', '--output-watch-events']);
+    try {
+      await watch.waitFor(/EVENT\s+NAME\s+CIDRS\s+AGE/);
+      const created = await kubectl(['create', '-f', kubectl.manifest('watched.json', scidr('watched', ['10.40.0.0/16']))]);
+      assert.equal(created.code, 0, created.stderr);
+      await watch.waitFor(/ADDED\s+watched\s+10\.40\.0\.0\/16/);
+      await kubectl(['label', 'scidr', 'watched', 'seen=yes']);
+      await watch.waitFor(/MODIFIED\s+watched/);
+    } finally {
+      await watch.stop();
+    }
+  });
+
+  test('delete of an object with a finalizer waits until the finalizer is removed', async () => {
+    const held = { ...scidr('held', ['10.41.0.0/16']), metadata: { name: 'held', finalizers: ['example.com/hold'] } };
+    assert.equal((await kubectl(['create', '-f', kubectl.manifest('held.json', held)])).code, 0);
+    const deleting = kubectl.stream(['delete', 'scidr', 'held', '--timeout=60s']);
+    let marked = '';
+    for (let i = 0; i < 100 && !marked; i++) {
+      marked = (await kubectl(['get', 'scidr', 'held', '-o', 'jsonpath={.metadata.deletionTimestamp}'])).stdout;
+      if (!marked) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(marked, /^\d{4}-\d\d-\d\dT/);
+    assert.equal(deleting.exited instanceof Promise, true);
+    const patched = await kubectl(['patch', 'scidr', 'held', '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
+    assert.equal(patched.code, 0, patched.stderr);
+    const result = await deleting.exited;
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), 'servicecidr.networking.platform.io "held" deleted');
+  });
+
   test('get of a missing object says NotFound', async () => {
     const r = await kubectl(['get', 'scidr', 'nope']);
     assert.equal(r.code, 1);
@@ -200,6 +232,7 @@ describe('kubectl end to end', { skip: !binary }, () => {
     assert.deepEqual(lines, [
       'servicecidr.networking.platform.io "applied" deleted',
       'servicecidr.networking.platform.io "range-a" deleted',
+      'servicecidr.networking.platform.io "watched" deleted',
     ]);
     const none = await kubectl(['get', 'scidr']);
     assert.equal(none.stdout, '');
