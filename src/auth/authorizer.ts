@@ -23,13 +23,31 @@ export interface AuthorizationResult {
   reason: string;
 }
 
-export interface Authorizer {
-  authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult>;
+/** What a user may do, as SelfSubjectRulesReview reports it. */
+export interface UserRules {
+  resourceRules: { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }[];
+  nonResourceRules: { verbs: string[]; nonResourceURLs?: string[] }[];
+  incomplete: boolean;
 }
 
-/** Every authenticated user may do everything (until RBAC lands). */
+export interface Authorizer {
+  authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult>;
+  /** The rules that apply to `user` in `namespace` (cluster-wide rules included). */
+  rulesFor(user: UserInfo, namespace: string): Promise<UserRules>;
+}
+
+export const ALL_RULES: UserRules = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  incomplete: false,
+};
+
+/** Every authenticated user may do everything (the default without an authorization policy file). */
 export const allowAllAuthorizer: Authorizer = {
   async authorize() {
     return { decision: 'allow', reason: '' };
+  },
+  async rulesFor() {
+    return ALL_RULES;
   },
 };

@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import type { AdmissionAttributes } from '../apimachinery/admission.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { isStatusError } from '../apimachinery/status-error.js';
-import type { AuthorizationAttributes, Authorizer } from './authorizer.js';
+import { ALL_RULES, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
 import { CtbAttestAdmission } from './ctb-attest-admission.js';
 
 /** Allows attest on exactly the given signer names; records every question. */
 function attestOn(allowed: string[], asked: string[] = []): Authorizer {
   return {
+    rulesFor: async () => ALL_RULES,
     async authorize(a: AuthorizationAttributes) {
       asked.push(`${a.verb} ${a.apiGroup}/${a.resource}/${a.name}`);
       return { decision: allowed.includes(a.name) ? 'allow' : 'no-opinion', reason: '' };
@@ -89,6 +90,7 @@ describe('ClusterTrustBundleAttest admission', () => {
   test('an authorizer error on the exact name falls through to the domain check', async () => {
     let calls = 0;
     const flaky: Authorizer = {
+      rulesFor: async () => ALL_RULES,
       async authorize(a) {
         calls++;
         if (a.name === 'example.com/foo') throw new Error('backend down');

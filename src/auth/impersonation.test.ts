@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../apimachinery/status-error.js';
 import type { UserInfo } from '../apimachinery/request-context.js';
-import type { AuthorizationAttributes, Authorizer } from './authorizer.js';
+import { ALL_RULES, type AuthorizationAttributes, type Authorizer } from './authorizer.js';
 import { resolveImpersonation, wantsImpersonation } from './impersonation.js';
 
 const alice: UserInfo = { username: 'alice', groups: ['system:authenticated'] };
@@ -12,6 +12,7 @@ function allowing(...allowed: string[]): Authorizer & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
+    rulesFor: async () => ALL_RULES,
     async authorize(a: AuthorizationAttributes) {
       const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
       const key = `${res}/${a.name}${a.namespace ? `@${a.namespace}` : ''}`;

@@ -12,6 +12,7 @@ import {
   apiResourceList,
   discoveryEtag,
   emptyAggregatedDiscovery,
+  type DiscoveryResource,
   negotiateDiscovery,
 } from './discovery/discovery-documents.js';
 import { header } from './endpoint.js';
@@ -30,6 +31,8 @@ export interface VersionInfo {
 
 export interface NonResourceOptions {
   definitions: readonly ResourceDefinition[];
+  /** Further resources discovery lists (the self-review kinds). */
+  extraDiscovery: readonly DiscoveryResource[];
   version: VersionInfo;
   /** Readiness problems (empty when ready), e.g. an unusable authorization policy file. */
   readinessProblems: () => string[];
@@ -44,7 +47,7 @@ export class NonResourceRoutes {
     this.openapiV3 = buildOpenAPIV3(opts.definitions);
     this.openapiV2 = buildOpenAPIV2(opts.definitions);
     const agg = (v: 'v2' | 'v2beta1') => {
-      const body = `${JSON.stringify(aggregatedDiscovery(opts.definitions, v))}\n`;
+      const body = `${JSON.stringify(aggregatedDiscovery([...opts.definitions, ...opts.extraDiscovery], v))}\n`;
       return { body, etag: discoveryEtag(body) };
     };
     this.aggregated = { v2: agg('v2'), v2beta1: agg('v2beta1') };
@@ -108,7 +111,7 @@ export class NonResourceRoutes {
   }
 
   private apis(req: FastifyRequest, reply: FastifyReply, parts: string[], pretty: boolean): void {
-    const defs = this.opts.definitions;
+    const defs = [...this.opts.definitions, ...this.opts.extraDiscovery];
     const json = (body: object | undefined) => {
       if (!body) throw pathNotFound();
       writeBody(reply, 200, body, { format: { kind: 'json' }, pretty });

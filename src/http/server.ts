@@ -16,6 +16,7 @@ import { NonResourceRoutes, PUBLIC_PATHS, type VersionInfo } from './non-resourc
 import { isPretty } from './query-options.js';
 import { resolveRequestInfo } from './request-info.js';
 import { routeResource } from './resource-router.js';
+import { handleSelfReview, isSelfReview, selfReviewDiscovery } from './self-review.js';
 import { writeStatus } from './response-writer.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -58,10 +59,12 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
 
   const nonResource = new NonResourceRoutes({
     definitions: opts.resources.map((r) => r.definition),
+    extraDiscovery: selfReviewDiscovery,
     version: opts.version,
     readinessProblems: opts.readinessProblems ?? (() => []),
   });
   const closing = new AbortController();
+  const clusterScopedGroups = new Set(opts.resources.map((r) => r.definition.group));
   const endpoints = new Map(opts.resources.map((r) => [`${r.definition.group}/${r.definition.version}/${r.definition.plural}`, r]));
 
   const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
@@ -86,6 +89,10 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       await authorize(opts.authorizer, user, info);
       if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
       const ctx = requestContext(requestId, user, info, reply, logger);
+      if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && info.verb === 'create' && !info.name) {
+        const body = Buffer.isBuffer(req.body) ? req.body : undefined;
+        return await handleSelfReview({ review: info.resource, ctx, reply, body, contentType: req.headers['content-type'] ?? '', authorizer: opts.authorizer, clusterScopedGroups });
+      }
       const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
       if (!endpoint || info.namespace) throw pathNotFound();
       const body = Buffer.isBuffer(req.body) ? req.body : undefined;

@@ -1,7 +1,8 @@
 // Kubernetes RBAC: additive rules from ClusterRoleBindings, and from RoleBindings in the
 // request's namespace. It allows or has no opinion; it never denies.
 
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer.js';
+import type { UserInfo } from '../../apimachinery/request-context.js';
+import { ALL_RULES, type AuthorizationAttributes, type AuthorizationResult, type Authorizer, type UserRules } from '../authorizer.js';
 import type { PolicyRule, RbacPolicy, RoleRef, Subject } from './rbac-types.js';
 import { describeSubject, ruleAllows, subjectMatches } from './rule-matching.js';
 
@@ -31,6 +32,32 @@ export class RbacAuthorizer implements Authorizer {
     }
     return { decision: 'no-opinion', reason: '' };
   }
+
+  async rulesFor(user: UserInfo, namespace: string): Promise<UserRules> {
+    const policy = this.policy();
+    const rules: PolicyRule[] = [];
+    for (const b of policy.clusterRoleBindings) {
+      if ((b.subjects ?? []).some((s) => subjectMatches(s, user, ''))) rules.push(...rulesFor(policy, b.roleRef, ''));
+    }
+    for (const b of policy.roleBindings) {
+      const ns = b.metadata.namespace ?? '';
+      if (ns === namespace && (b.subjects ?? []).some((s) => subjectMatches(s, user, ns))) rules.push(...rulesFor(policy, b.roleRef, ns));
+    }
+    return toUserRules(rules);
+  }
+}
+
+function toUserRules(rules: PolicyRule[]): UserRules {
+  const out: UserRules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+  for (const r of rules) {
+    if (r.nonResourceURLs?.length) out.nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+    if (r.resources?.length) {
+      const rule: UserRules['resourceRules'][number] = { verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources };
+      if (r.resourceNames?.length) rule.resourceNames = r.resourceNames;
+      out.resourceRules.push(rule);
+    }
+  }
+  return out;
 }
 
 function rulesFor(policy: RbacPolicy, ref: RoleRef, namespace: string): PolicyRule[] {
@@ -47,9 +74,13 @@ function allowed(bindingKind: string, bindingName: string, ref: RoleRef, subject
 
 /** kube-apiserver's privileged-group authorizer: members of these groups may do anything. */
 export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorizer {
+  const member = (user: UserInfo): boolean => user.groups.some((g) => groups.includes(g));
   return {
     async authorize(attrs) {
-      return attrs.user.groups.some((g) => groups.includes(g)) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' };
+      return member(attrs.user) ? { decision: 'allow', reason: '' } : { decision: 'no-opinion', reason: '' };
+    },
+    async rulesFor(user) {
+      return member(user) ? ALL_RULES : { resourceRules: [], nonResourceRules: [], incomplete: false };
     },
   };
 }
@@ -65,6 +96,14 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
         if (r.reason) reasons.push(r.reason);
       }
       return { decision: 'no-opinion', reason: reasons.join('\n') };
+    },
+    async rulesFor(user, namespace) {
+      const all = await Promise.all(authorizers.map((a) => a.rulesFor(user, namespace)));
+      return {
+        resourceRules: all.flatMap((r) => r.resourceRules),
+        nonResourceRules: all.flatMap((r) => r.nonResourceRules),
+        incomplete: all.some((r) => r.incomplete),
+      };
     },
   };
 }

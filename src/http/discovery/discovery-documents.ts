@@ -6,22 +6,27 @@ import { createHash } from 'node:crypto';
 import { parseAccept } from '../negotiation.js';
 import type { ResourceDefinition } from '../../registry/resource-definition.js';
 
+/** What discovery needs of a resource (a ResourceDefinition, or a create-only review kind). */
+export type DiscoveryResource = Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'plural' | 'singular' | 'scope' | 'shortNames' | 'categories' | 'verbs'> & {
+  subresources: readonly { name: string; verbs: readonly string[] }[];
+};
+
 export const AGGREGATED_V2_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 export const AGGREGATED_V2BETA1_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
 
 const sortedVerbs = (verbs: readonly string[]): string[] => [...verbs].sort();
 
-function groupsOf(defs: readonly ResourceDefinition[]): Map<string, Map<string, ResourceDefinition[]>> {
-  const groups = new Map<string, Map<string, ResourceDefinition[]>>();
+function groupsOf(defs: readonly DiscoveryResource[]): Map<string, Map<string, DiscoveryResource[]>> {
+  const groups = new Map<string, Map<string, DiscoveryResource[]>>();
   for (const d of defs) {
-    const versions = groups.get(d.group) ?? new Map<string, ResourceDefinition[]>();
+    const versions = groups.get(d.group) ?? new Map<string, DiscoveryResource[]>();
     versions.set(d.version, [...(versions.get(d.version) ?? []), d]);
     groups.set(d.group, versions);
   }
   return groups;
 }
 
-function aggregatedResource(d: ResourceDefinition): object {
+function aggregatedResource(d: DiscoveryResource): object {
   const r: Record<string, unknown> = {
     resource: d.plural,
     responseKind: { group: d.group, version: d.version, kind: d.kind },
@@ -37,7 +42,7 @@ function aggregatedResource(d: ResourceDefinition): object {
   return r;
 }
 
-export function aggregatedDiscovery(defs: readonly ResourceDefinition[], version: 'v2' | 'v2beta1'): object {
+export function aggregatedDiscovery(defs: readonly DiscoveryResource[], version: 'v2' | 'v2beta1'): object {
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: `apidiscovery.k8s.io/${version}`,
@@ -53,21 +58,21 @@ export function emptyAggregatedDiscovery(version: 'v2' | 'v2beta1'): object {
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: [] };
 }
 
-function apiGroupOf(group: string, versions: Map<string, ResourceDefinition[]>): object {
+function apiGroupOf(group: string, versions: Map<string, DiscoveryResource[]>): object {
   const list = [...versions.keys()].map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
   return { name: group, versions: list, preferredVersion: list[0] };
 }
 
-export function apiGroupList(defs: readonly ResourceDefinition[]): object {
+export function apiGroupList(defs: readonly DiscoveryResource[]): object {
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groupsOf(defs)].map(([g, vs]) => apiGroupOf(g, vs)) };
 }
 
-export function apiGroup(defs: readonly ResourceDefinition[], group: string): object | undefined {
+export function apiGroup(defs: readonly DiscoveryResource[], group: string): object | undefined {
   const versions = groupsOf(defs).get(group);
   return versions ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroupOf(group, versions) } : undefined;
 }
 
-export function apiResourceList(defs: readonly ResourceDefinition[], group: string, version: string): object | undefined {
+export function apiResourceList(defs: readonly DiscoveryResource[], group: string, version: string): object | undefined {
   const ds = groupsOf(defs).get(group)?.get(version);
   if (!ds) return undefined;
   const resources: object[] = [];
