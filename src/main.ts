@@ -15,6 +15,9 @@ import { CtbAttestAdmission } from './auth/ctb-attest-admission.js';
 import { loadPolicySource } from './auth/rbac/policy-file.js';
 import { privilegedGroupsAuthorizer, RbacAuthorizer, unionAuthorizer } from './auth/rbac/rbac-authorizer.js';
 import { loadTokenFile, TokenAuthenticator } from './auth/token-authenticator.js';
+import { loadServiceAccountKeys, ServiceAccountAuthenticator } from './auth/service-account-authenticator.js';
+import { X509Authenticator } from './auth/x509-authenticator.js';
+import type { Authenticator } from './auth/authenticator.js';
 import { ensureAdminToken } from './config/admin-token.js';
 import { ensureServingCertificates } from './config/certificates.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
@@ -75,6 +78,14 @@ async function main(): Promise<void> {
   const tokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : new Map<string, UserInfo>();
   tokens.set(adminToken, { ...ADMIN, uid: 'admin' });
 
+  const authenticators: Authenticator[] = [new TokenAuthenticator(tokens)];
+  if (config.clientCAFile) authenticators.push(new X509Authenticator());
+  if (config.serviceAccountKeyFiles.length) {
+    const keys = loadServiceAccountKeys(config.serviceAccountKeyFiles);
+    authenticators.push(new ServiceAccountAuthenticator({ keys, issuers: config.serviceAccountIssuers, audiences: config.apiAudiences }));
+  }
+  const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
+
   const tls = config.tlsCertFile
     ? (() => {
         const certPem = readFileSync(config.tlsCertFile!, 'utf8');
@@ -84,9 +95,9 @@ async function main(): Promise<void> {
 
   const server = createApiServer({
     resources: buildEndpoints(storage, authorizer),
-    authenticator: unionAuthenticator([new TokenAuthenticator(tokens)]),
+    authenticator: unionAuthenticator(authenticators),
     authorizer,
-    tls,
+    tls: { ...tls, clientCAPem },
     logger,
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,

@@ -5,8 +5,8 @@ import type { UserInfo } from '../apimachinery/request-context.js';
 
 export interface AuthRequest {
   headers: Record<string, string | string[] | undefined>;
-  /** DER of the verified TLS client certificate chain, leaf first, when one was presented. */
-  peerCertificates?: Buffer[];
+  /** The TLS client certificate, when one was presented, and whether it verified against the client CA. */
+  clientCertificate?: { der: Buffer; verified: boolean; error?: string };
 }
 
 export type AuthResult = { kind: 'user'; user: UserInfo } | { kind: 'none' } | { kind: 'error'; message: string };

@@ -13,6 +13,10 @@ export interface ServerConfig {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tokenAuthFile?: string;
+  clientCAFile?: string;
+  serviceAccountKeyFiles: string[];
+  serviceAccountIssuers: string[];
+  apiAudiences: string[];
   authorizationPolicyFile?: string;
   maxRequestBodyBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -23,6 +27,8 @@ const port = (v: string): number => {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return n;
 };
+
+const collect = (v: string, previous: string[]): string[] => [...previous, v];
 
 const positive = (v: string): number => {
   const n = Number(v);
@@ -42,19 +48,26 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--tls-cert-file <file>', 'serving certificate (PEM); generated when absent')
     .option('--tls-private-key-file <file>', 'serving key (PEM)')
     .option('--token-auth-file <file>', 'static tokens, CSV: token,user,uid,"group1,group2"')
+    .option('--client-ca-file <file>', 'CA bundle (PEM) that client certificates are verified against (user = CN, groups = O)')
+    .option('--service-account-key-file <file>', 'PEM public keys that verify service-account tokens (repeatable)', collect, [])
+    .option('--service-account-issuer <issuer>', 'accepted service-account token issuer (repeatable)', collect, [])
+    .option('--api-audiences <list>', 'accepted token audiences, comma-separated (default: the issuers)')
     .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML); without it every authenticated user may do everything')
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   program.parse(argv as string[], { from: 'user' });
-  const o = program.opts<Record<string, string | number | undefined>>();
+  const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));
   const backend = String(o.storageBackend);
   if (backend !== 'sqlite' && backend !== 'memory') throw new InvalidArgumentError(`--storage-backend must be sqlite or memory, not ${JSON.stringify(backend)}`);
   const durability = String(o.storageDurability);
   if (durability !== 'full' && durability !== 'normal') throw new InvalidArgumentError('--storage-durability must be full or normal');
   if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new InvalidArgumentError('--tls-cert-file and --tls-private-key-file go together');
+  if ((o.serviceAccountKeyFile as string[]).length && !(o.serviceAccountIssuer as string[]).length) {
+    throw new InvalidArgumentError('--service-account-key-file needs at least one --service-account-issuer');
+  }
   const logLevel = String(o.logLevel);
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new InvalidArgumentError('--log-level must be debug, info, warn, error or silent');
   return {
@@ -65,6 +78,10 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     tlsCertFile: o.tlsCertFile as string | undefined,
     tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
     tokenAuthFile: o.tokenAuthFile as string | undefined,
+    clientCAFile: o.clientCaFile as string | undefined,
+    serviceAccountKeyFiles: o.serviceAccountKeyFile as string[],
+    serviceAccountIssuers: o.serviceAccountIssuer as string[],
+    apiAudiences: o.apiAudiences ? String(o.apiAudiences).split(',').map((a) => a.trim()).filter(Boolean) : (o.serviceAccountIssuer as string[]),
     authorizationPolicyFile: o.authorizationPolicyFile as string | undefined,
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
     logLevel: logLevel as ServerConfig['logLevel'],

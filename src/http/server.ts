@@ -25,7 +25,8 @@ export interface ApiServerOptions {
   resources: readonly ResourceEndpoints[];
   authenticator: Authenticator;
   authorizer: Authorizer;
-  tls: { certPem: string; keyPem: string };
+  /** clientCAPem: verify client certificates against it (they are requested, never required). */
+  tls: { certPem: string; keyPem: string; clientCAPem?: string };
   logger: Logger;
   version: VersionInfo;
   maxBodyBytes?: number;
@@ -41,7 +42,9 @@ export interface ApiServer {
 export function createApiServer(opts: ApiServerOptions): ApiServer {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const app = Fastify({
-    https: { cert: opts.tls.certPem, key: opts.tls.keyPem },
+    https: opts.tls.clientCAPem
+      ? { cert: opts.tls.certPem, key: opts.tls.keyPem, ca: opts.tls.clientCAPem, requestCert: true, rejectUnauthorized: false }
+      : { cert: opts.tls.certPem, key: opts.tls.keyPem },
     logger: false,
     bodyLimit: maxBody,
     routerOptions: { maxParamLength: 4096 },
@@ -122,13 +125,12 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
 
 async function authenticate(opts: ApiServerOptions, req: FastifyRequest): Promise<UserInfo> {
   const socket = req.raw.socket as TLSSocket;
-  const peer = socket.authorized && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate(true) : undefined;
-  const result = await opts.authenticator.authenticate({
-    headers: req.headers,
-    peerCertificates: peer && peer.raw ? [peer.raw] : undefined,
-  });
+  const peer = opts.tls.clientCAPem && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+  const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket.authorized, error: socket.authorizationError?.message } : undefined;
+  const result = await opts.authenticator.authenticate({ headers: req.headers, clientCertificate });
   // The credential never travels further than this point.
   delete req.headers.authorization;
+  if (result.kind === 'error') opts.logger.debug({ reason: result.message }, 'authentication failed');
   if (result.kind !== 'user') throw unauthorized();
   if (!wantsImpersonation(req.headers)) return result.user;
   return resolveImpersonation(result.user, req.raw.headersDistinct, opts.authorizer);
