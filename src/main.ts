@@ -23,6 +23,8 @@ import { ensureServingCertificates } from './config/certificates.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
 import { writeAdminKubeconfig } from './config/kubeconfig.js';
 import type { ResourceEndpoints } from './http/endpoint.js';
+import { AuditLog } from './http/audit-log.js';
+import { loadAuditPolicy, METADATA_FOR_ALL } from './auth/audit/audit-policy.js';
 import { createApiServer } from './http/server.js';
 import { GenericStore } from './registry/generic-store.js';
 import { allResources } from './resources/all.js';
@@ -93,7 +95,12 @@ async function main(): Promise<void> {
       })()
     : await ensureServingCertificates({ dir: config.dataDir, hosts: [config.bindAddress] });
 
+  const audit = config.auditLogPath
+    ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL)
+    : undefined;
+
   const server = createApiServer({
+    audit,
     resources: buildEndpoints(storage, authorizer),
     authenticator: unionAuthenticator(authenticators),
     authorizer,
@@ -115,6 +122,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await server.close();
+    await audit?.close();
     policy.close();
     await storage.close();
     process.exit(0);

@@ -18,6 +18,8 @@ export interface ServerConfig {
   serviceAccountIssuers: string[];
   apiAudiences: string[];
   authorizationPolicyFile?: string;
+  auditLogPath?: string;
+  auditPolicyFile?: string;
   maxRequestBodyBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -53,6 +55,8 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--service-account-issuer <issuer>', 'accepted service-account token issuer (repeatable)', collect, [])
     .option('--api-audiences <list>', 'accepted token audiences, comma-separated (default: the issuers)')
     .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML); without it every authenticated user may do everything')
+    .option('--audit-log-path <file>', 'append audit.k8s.io/v1 Event JSON lines here')
+    .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy deciding what is audited (default with a log path: Metadata for everything)')
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
     .exitOverride()
@@ -83,6 +87,8 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     serviceAccountIssuers: o.serviceAccountIssuer as string[],
     apiAudiences: o.apiAudiences ? String(o.apiAudiences).split(',').map((a) => a.trim()).filter(Boolean) : (o.serviceAccountIssuer as string[]),
     authorizationPolicyFile: o.authorizationPolicyFile as string | undefined,
+    auditLogPath: o.auditLogPath as string | undefined,
+    auditPolicyFile: o.auditPolicyFile as string | undefined,
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
     logLevel: logLevel as ServerConfig['logLevel'],
   };

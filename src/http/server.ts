@@ -15,6 +15,7 @@ import type { ResourceEndpoints } from './endpoint.js';
 import { NonResourceRoutes, PUBLIC_PATHS, type VersionInfo } from './non-resource.js';
 import { isPretty } from './query-options.js';
 import { resolveRequestInfo } from './request-info.js';
+import { AuditLog, RequestAudit } from './audit-log.js';
 import { routeResource } from './resource-router.js';
 import { handleSelfReview, isSelfReview, selfReviewDiscovery } from './self-review.js';
 import { writeStatus } from './response-writer.js';
@@ -31,6 +32,8 @@ export interface ApiServerOptions {
   version: VersionInfo;
   maxBodyBytes?: number;
   readinessProblems?: () => string[];
+  /** Where audit events go, when auditing is on. */
+  audit?: AuditLog;
 }
 
 export interface ApiServer {
@@ -77,6 +80,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     writeStatus(reply, status, { pretty: false });
   };
 
+  const audits = new WeakMap<FastifyRequest, RequestAudit>();
   const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const requestId = randomUUID();
     reply.header('Audit-Id', requestId);
@@ -85,11 +89,19 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const query = url.searchParams;
     const pretty = isPretty(query);
     const logger = opts.logger.child({ requestId });
+    const info = resolveRequestInfo(req.method, path, query);
+    const audit = opts.audit ? new RequestAudit(opts.audit, requestId, req, new Date()) : undefined;
+    if (audit) {
+      audits.set(req, audit);
+      reply.raw.once('finish', () => audit.complete(reply.raw.statusCode));
+    }
     try {
-      if (PUBLIC_PATHS.has(path)) return nonResource.serve(req, reply, path, query, pretty);
-      const user = await authenticate(opts, req);
-      const info = resolveRequestInfo(req.method, path, query);
-      await authorize(opts.authorizer, user, info);
+      if (PUBLIC_PATHS.has(path)) {
+        audit?.identify(undefined, undefined, info, undefined);
+        return nonResource.serve(req, reply, path, query, pretty);
+      }
+      const user = await authenticateAndImpersonate(opts, req, info, audit);
+      await authorize(opts.authorizer, user, info, audit);
       if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
       const ctx = requestContext(requestId, user, info, reply, logger);
       if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && info.verb === 'create' && !info.name) {
@@ -99,6 +111,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
       if (!endpoint || info.namespace) throw pathNotFound();
       const body = Buffer.isBuffer(req.body) ? req.body : undefined;
+      if (info.verb === 'watch') audit?.responseStarted(200);
       await routeResource({ req, reply, ctx, endpoint, info, query, pretty, body, serverClosing: closing.signal });
     } catch (err) {
       render(req, reply, err, logger);
@@ -107,6 +120,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
 
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
+  app.addHook('onSend', async (req, _reply, payload) => {
+    const audit = audits.get(req);
+    if (audit?.wantsResponseBody && Buffer.isBuffer(payload)) audit.responseBodyWas(payload);
+    return payload;
+  });
   app.setNotFoundHandler((req, reply) => render(req, reply, pathNotFound(), opts.logger));
   app.setErrorHandler((err, req, reply) => render(req, reply, err, opts.logger));
 
@@ -123,6 +141,20 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   };
 }
 
+/** Authentication, then impersonation; the audit trail learns both identities either way. */
+async function authenticateAndImpersonate(opts: ApiServerOptions, req: FastifyRequest, info: RequestInfo, audit: RequestAudit | undefined): Promise<UserInfo> {
+  const body = Buffer.isBuffer(req.body) ? req.body : undefined;
+  let user: UserInfo | undefined;
+  let impersonated: UserInfo | undefined;
+  try {
+    user = await authenticate(opts, req);
+    if (wantsImpersonation(req.headers)) impersonated = await resolveImpersonation(user, req.raw.headersDistinct, opts.authorizer);
+    return impersonated ?? user;
+  } finally {
+    audit?.identify(user, impersonated, info, body);
+  }
+}
+
 async function authenticate(opts: ApiServerOptions, req: FastifyRequest): Promise<UserInfo> {
   const socket = req.raw.socket as TLSSocket;
   const peer = opts.tls.clientCAPem && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
@@ -132,8 +164,7 @@ async function authenticate(opts: ApiServerOptions, req: FastifyRequest): Promis
   delete req.headers.authorization;
   if (result.kind === 'error') opts.logger.debug({ reason: result.message }, 'authentication failed');
   if (result.kind !== 'user') throw unauthorized();
-  if (!wantsImpersonation(req.headers)) return result.user;
-  return resolveImpersonation(result.user, req.raw.headersDistinct, opts.authorizer);
+  return result.user;
 }
 
 export function authorizationAttributes(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
@@ -151,9 +182,10 @@ export function authorizationAttributes(user: UserInfo, info: RequestInfo): Auth
   };
 }
 
-async function authorize(authorizer: Authorizer, user: UserInfo, info: RequestInfo): Promise<void> {
+async function authorize(authorizer: Authorizer, user: UserInfo, info: RequestInfo, audit: RequestAudit | undefined): Promise<void> {
   const attrs = authorizationAttributes(user, info);
   const r = await authorizer.authorize(attrs);
+  audit?.authorized(r);
   if (r.decision !== 'allow') throw forbiddenError(attrs, r.reason);
 }
 
