@@ -113,6 +113,26 @@ describe('authentication and authorization', () => {
     assert.equal(r.json.message, 'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
   });
 
+  test('a broken policy file keeps the last good policy and fails readiness until it is fixed', async () => {
+    const policyPath = join(dir, 'policy.yaml');
+    const waitForReadyz = async (code: number) => {
+      for (let i = 0; i < 100; i++) {
+        const r = await server.request('GET', '/readyz?verbose', { anonymous: true });
+        if (r.status === code) return r;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      throw new Error(`readyz never answered ${code}`);
+    };
+    writeFileSync(policyPath, 'kind: [broken\n');
+    const failing = await waitForReadyz(500);
+    assert.match(failing.text, /\[-\]authorization policy file .* is invalid, keeping the last good policy/);
+    assert.match(failing.text, /readyz check failed\n$/);
+    assert.equal((await server.request('GET', SC, { token: 'alice-token' })).status, 200, 'the last good policy still applies');
+    writeFileSync(policyPath, POLICY);
+    const ok = await waitForReadyz(200);
+    assert.match(ok.text, /readyz check passed\n$/);
+  });
+
   describe('kubectl auth', { skip: !binary }, () => {
     test('whoami, for the admin and as another user', async () => {
       const me = await kubectl!(['auth', 'whoami']);
