@@ -31,6 +31,7 @@ import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
 import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
+import { startCompactor } from './storage/compactor.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 
   const storage = openStorage(config);
+  const compactor = startCompactor(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   const authorizer = config.authorizationPolicyFile
     ? unionAuthorizer([privilegedGroupsAuthorizer(['system:masters']), new RbacAuthorizer(policy.current)])
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await server.close();
+    compactor.stop();
     await audit?.close();
     policy.close();
     await storage.close();

@@ -2,6 +2,7 @@
 
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
+import { parseDuration } from '../storage/compactor.js';
 
 export type StorageConfig = { kind: 'sqlite'; path: string; durability: 'full' | 'normal' } | { kind: 'memory' };
 
@@ -21,6 +22,8 @@ export interface ServerConfig {
   auditLogPath?: string;
   auditPolicyFile?: string;
   maxRequestBodyBytes: number;
+  /** 0 disables periodic compaction. */
+  compactionIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -29,6 +32,14 @@ const port = (v: string): number => {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return n;
 };
+
+function duration(text: string, flag: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new InvalidArgumentError(`${flag}: ${(err as Error).message}`);
+  }
+}
 
 const collect = (v: string, previous: string[]): string[] => [...previous, v];
 
@@ -57,6 +68,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML); without it every authenticated user may do everything')
     .option('--audit-log-path <file>', 'append audit.k8s.io/v1 Event JSON lines here')
     .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy deciding what is audited (default with a log path: Metadata for everything)')
+    .option('--etcd-compaction-interval <duration>', 'how often history older than one interval is compacted (0 disables)', '5m')
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
     .exitOverride()
@@ -90,6 +102,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     auditLogPath: o.auditLogPath as string | undefined,
     auditPolicyFile: o.auditPolicyFile as string | undefined,
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
+    compactionIntervalMs: duration(String(o.etcdCompactionInterval), '--etcd-compaction-interval'),
     logLevel: logLevel as ServerConfig['logLevel'],
   };
 }

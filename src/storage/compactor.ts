@@ -1,0 +1,45 @@
+// Periodic compaction, as kube-apiserver runs it: every interval, compact the store to the
+// revision it had one interval earlier, so history is kept for at least one interval.
+
+import type { RevisionedStore } from './revisioned-store.js';
+
+export interface Compactor {
+  stop(): void;
+}
+
+export function startCompactor(store: RevisionedStore, intervalMs: number, onError: (err: unknown) => void): Compactor {
+  if (intervalMs <= 0) return { stop() {} };
+  let previous = 0;
+  let running = false;
+  const tick = async (): Promise<void> => {
+    if (running) return;
+    running = true;
+    try {
+      if (previous > 0) await store.compact(previous);
+      previous = await store.currentRevision();
+    } catch (err) {
+      onError(err);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), intervalMs);
+  timer.unref();
+  void tick();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** Go-style durations as kube flags take them: `5m`, `300s`, `1h30m`, `0`. */
+export function parseDuration(text: string): number {
+  if (text === '0') return 0;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let consumed = '';
+  for (const m of text.matchAll(re)) {
+    total += Number(m[1]) * unit[m[2]!]!;
+    consumed += m[0];
+  }
+  if (consumed !== text || consumed === '') throw new Error(`invalid duration ${JSON.stringify(text)} (use e.g. 5m, 300s, 0)`);
+  return total;
+}
