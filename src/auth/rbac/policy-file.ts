@@ -2,7 +2,7 @@
 // ClusterRole, ClusterRoleBinding, Role, RoleBinding) and reloads it when it changes.
 // A broken file keeps the last good policy; the error is logged and reported by health().
 
-import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { Logger } from '../../apimachinery/request-context.js';
 import { withBootstrapPolicy } from './bootstrap-policy.js';
@@ -120,18 +120,28 @@ export interface PolicySource {
   close(): void;
 }
 
-/** Without a file: the bootstrap policy alone. With one: loaded now (a broken file at start throws) and re-read on change. */
+/** Without a file: the bootstrap policy alone. With one: loaded now (a broken file at start throws) and re-read when its contents change. */
 export function loadPolicySource(path: string | undefined, logger: Logger, pollMs = 1000): PolicySource {
   let policy = withBootstrapPolicy(emptyPolicy());
   let problem = '';
   if (!path) return { current: () => policy, health: () => '', close: () => {} };
-  const load = (): void => {
-    policy = withBootstrapPolicy(parsePolicy(readFileSync(path, 'utf8')));
-  };
-  load();
+  // Contents, not modification times, decide whether the file changed: a rewrite within the
+  // same timestamp tick (or a restored copy with an old mtime) must still be noticed.
+  let lastText = readFileSync(path, 'utf8');
+  policy = withBootstrapPolicy(parsePolicy(lastText));
   const onChange = (): void => {
+    let text: string;
     try {
-      load();
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      problem = `authorization policy file ${path} is unreadable, keeping the last good policy: ${(err as Error).message}`;
+      lastText = ''; // whatever comes back next is a change
+      return;
+    }
+    if (text === lastText) return;
+    lastText = text;
+    try {
+      policy = withBootstrapPolicy(parsePolicy(text));
       if (problem) logger.info({ path }, 'authorization policy file is valid again; reloaded');
       else logger.info({ path }, 'authorization policy file reloaded');
       problem = '';
@@ -140,6 +150,7 @@ export function loadPolicySource(path: string | undefined, logger: Logger, pollM
       logger.error({ path }, problem);
     }
   };
-  watchFile(path, { interval: pollMs, persistent: false }, onChange);
-  return { current: () => policy, health: () => problem, close: () => unwatchFile(path, onChange) };
+  const timer = setInterval(onChange, pollMs);
+  timer.unref();
+  return { current: () => policy, health: () => problem, close: () => clearInterval(timer) };
 }
