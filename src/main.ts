@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import type { KubeObject } from './apimachinery/object-meta.js';
 import type { UserInfo } from './apimachinery/request-context.js';
 import { unionAuthenticator } from './auth/authenticator.js';
-import { allowAllAuthorizer, type Authorizer } from './auth/authorizer.js';
+import type { Authorizer } from './auth/authorizer.js';
 import { CtbAttestAdmission } from './auth/ctb-attest-admission.js';
 import { loadPolicySource } from './auth/rbac/policy-file.js';
 import { privilegedGroupsAuthorizer, RbacAuthorizer, unionAuthorizer } from './auth/rbac/rbac-authorizer.js';
@@ -74,9 +74,9 @@ async function main(): Promise<void> {
   const storage = openStorage(config);
   const compactor = startCompactor(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
-  const authorizer = config.authorizationPolicyFile
-    ? unionAuthorizer([privilegedGroupsAuthorizer(['system:masters']), new RbacAuthorizer(policy.current)])
-    : allowAllAuthorizer;
+  // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
+  // apply to everyone, and the policy file adds to them.
+  const authorizer = unionAuthorizer([privilegedGroupsAuthorizer(['system:masters']), new RbacAuthorizer(policy.current)]);
 
   const adminToken = ensureAdminToken(config.dataDir);
   const tokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : new Map<string, UserInfo>();

@@ -65,7 +65,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--service-account-key-file <file>', 'PEM public keys that verify service-account tokens (repeatable)', collect, [])
     .option('--service-account-issuer <issuer>', 'accepted service-account token issuer (repeatable)', collect, [])
     .option('--api-audiences <list>', 'accepted token audiences, comma-separated (default: the issuers)')
-    .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML); without it every authenticated user may do everything')
+    .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML) added to the built-in roles')
     .option('--audit-log-path <file>', 'append audit.k8s.io/v1 Event JSON lines here')
     .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy deciding what is audited (default with a log path: Metadata for everything)')
     .option('--etcd-compaction-interval <duration>', 'how often history older than one interval is compacted (0 disables)', '5m')

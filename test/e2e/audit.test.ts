@@ -50,7 +50,7 @@ describe('audit log', () => {
 
   test('a create through impersonation: RequestResponse with bodies, decision and both users', async () => {
     const body = { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'audited' }, spec: { cidrs: ['10.0.0.0/8'] } };
-    const r = await server.request('POST', SC, { body, headers: { 'Impersonate-User': 'jane', 'Impersonate-Group': 'auditors' } });
+    const r = await server.request('POST', SC, { body, headers: { 'Impersonate-User': 'jane', 'Impersonate-Group': ['system:masters', 'auditors'] } });
     assert.equal(r.status, 201);
     const auditId = r.headers['audit-id'];
     const all = await waitForEvents((e) => e.some((x) => x.auditID === auditId));
@@ -63,7 +63,7 @@ describe('audit log', () => {
     assert.equal(e.verb, 'create');
     assert.equal(e.requestURI, SC);
     assert.deepEqual(e.user, { username: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] });
-    assert.deepEqual(e.impersonatedUser, { username: 'jane', groups: ['auditors', 'system:authenticated'] });
+    assert.deepEqual(e.impersonatedUser, { username: 'jane', groups: ['system:masters', 'auditors', 'system:authenticated'] });
     assert.deepEqual(e.objectRef, { resource: 'servicecidrs', apiGroup: 'networking.platform.io', apiVersion: 'v1' });
     assert.deepEqual(e.responseStatus, { metadata: {}, code: 201 });
     assert.deepEqual(e.requestObject.spec, body.spec);

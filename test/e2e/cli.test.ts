@@ -33,8 +33,10 @@ describe('command line', () => {
     writeFileSync(tokens, 'alice-token,alice,u-1,"devs,qa"\n');
     const server = await startServer({ args: ['--token-auth-file', tokens] });
     try {
-      const r = await server.request('GET', '/apis/networking.platform.io/v1/servicecidrs', { token: 'alice-token' });
+      const r = await server.request('GET', '/apis/certificates.platform.io/v1beta1/clustertrustbundles', { token: 'alice-token' });
       assert.equal(r.status, 200, r.text);
+      const w = await server.request('GET', '/apis/networking.platform.io/v1/servicecidrs', { token: 'alice-token' });
+      assert.equal(w.status, 403, 'without a policy only the built-in roles apply');
       assert.equal(statSync(join(server.dataDir, 'admin.token')).mode & 0o777, 0o600);
       assert.equal(statSync(server.kubeconfigPath).mode & 0o777, 0o600);
     } finally {
