@@ -26,7 +26,9 @@ import type { ResourceEndpoints } from './http/endpoint.js';
 import { AuditLog } from './http/audit-log.js';
 import { loadAuditPolicy, METADATA_FOR_ALL } from './auth/audit/audit-policy.js';
 import { createApiServer } from './http/server.js';
-import { GenericStore } from './registry/generic-store.js';
+import { GenericStore, keyPrefixOf } from './registry/generic-store.js';
+import { WatchCache } from './storage/watch-cache.js';
+import type { Logger } from 'pino';
 import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
 import type { RevisionedStore } from './storage/revisioned-store.js';
@@ -40,9 +42,19 @@ function openStorage(config: ServerConfig): RevisionedStore {
   return config.storage.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: config.storage.path, durability: config.storage.durability });
 }
 
-function buildEndpoints(storage: RevisionedStore, authorizer: Authorizer): ResourceEndpoints[] {
+/** One watch cache per kind: lists and watches are served from memory, fed by one store watch. */
+function startCaches(storage: RevisionedStore, logger: Logger): Promise<WatchCache[]> {
+  return Promise.all(
+    allResources.map((definition) =>
+      WatchCache.start({ store: storage, prefix: keyPrefixOf(definition), onError: (err) => logger.error({ err, resource: definition.plural }, 'watch cache stopped following the store') }),
+    ),
+  );
+}
+
+function buildEndpoints(caches: readonly RevisionedStore[], authorizer: Authorizer): ResourceEndpoints[] {
   const admission = [new CtbAttestAdmission(authorizer)];
-  return allResources.map((definition) => {
+  return allResources.map((definition, i) => {
+    const storage = caches[i]!;
     const status = definition.subresources.find((s) => s.name === 'status');
     return {
       definition,
@@ -73,6 +85,7 @@ async function main(): Promise<void> {
 
   const storage = openStorage(config);
   const compactor = startCompactor(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
+  const caches = await startCaches(storage, logger);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
   // apply to everyone, and the policy file adds to them.
@@ -103,7 +116,7 @@ async function main(): Promise<void> {
 
   const server = createApiServer({
     audit,
-    resources: buildEndpoints(storage, authorizer),
+    resources: buildEndpoints(caches, authorizer),
     authenticator: unionAuthenticator(authenticators),
     authorizer,
     tls: { ...tls, clientCAPem },
@@ -125,6 +138,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await server.close();
     compactor.stop();
+    await Promise.all(caches.map((c) => c.close()));
     await audit?.close();
     policy.close();
     await storage.close();

@@ -24,6 +24,9 @@ const GENERATE_NAME_ATTEMPTS = 8;
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_PREFIX = 58;
 
+/** Where a kind's objects live in the store: `/registry/<group>/<plural>/<name>`. */
+export const keyPrefixOf = (def: Pick<ResourceDefinition, 'group' | 'plural'>): string => `/registry/${def.group}/${def.plural}/`;
+
 export interface GenericStoreOptions<T extends KubeObject> {
   definition: ResourceDefinition<T>;
   strategy: Strategy<T>;
@@ -50,7 +53,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     this.storage = opts.storage;
     this.admission = opts.admission;
     this.now = opts.now ?? (() => new Date());
-    this.prefix = `/registry/${opts.definition.group}/${opts.definition.plural}/`;
+    this.prefix = keyPrefixOf(opts.definition);
   }
 
   private get gr() {

@@ -63,7 +63,11 @@ export type WatchEvent =
   | { type: 'progress'; revision: number };
 
 export interface WatchOptions {
-  /** Deliver every change with revision > afterRevision, in order (0: only changes after the watch starts). */
+  /**
+   * Deliver every change with revision > afterRevision, in order. 0 means "from the latest revision
+   * this implementation has observed" (a cache may be a moment behind the store): callers that need
+   * an exact start pass the revision they read at.
+   */
   afterRevision: number;
   /** Aborting ends the iteration. */
   signal: AbortSignal;

@@ -120,10 +120,10 @@ export function describeRevisionedStore(name: string, makeStore: StoreFactory): 
       assert.deepEqual(now.kvs.map((kv) => `${kv.key}=${text(kv.value)}`), ['/r/p/1=1', '/r/p/2=2', '/r/p/3=changed', '/r/p/5=5', '/r/p/6=6']);
     }));
 
-    test('watch from now sees only later changes, with prevKv', withStore(async (s) => {
+    test('watch from a revision sees only later changes, with prevKv', withStore(async (s) => {
       const c = await s.optimisticPut('/r/w/1', bytes('before'), 0);
       const ac = new AbortController();
-      const w = s.watch('/r/w/', { afterRevision: 0, signal: ac.signal });
+      const w = s.watch('/r/w/', { afterRevision: c.revision, signal: ac.signal });
       const u = await s.optimisticPut('/r/w/1', bytes('after'), c.revision);
       await s.optimisticPut('/r/other/1', bytes('elsewhere'), 0);
       await s.optimisticDelete('/r/w/1', u.revision);

@@ -1,0 +1,62 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeRevisionedStore } from './storage-conformance.js';
+import { MemoryStore } from './memory-store.js';
+import { WatchCache } from './watch-cache.js';
+import { isStorageError, type WatchEvent } from './revisioned-store.js';
+
+// The cache is a drop-in RevisionedStore: the same conformance suite, with the cache over the
+// whole key space so every case goes through it.
+describeRevisionedStore('watch cache over memory', async () => {
+  const store = new MemoryStore();
+  const cache = await WatchCache.start({ store, prefix: '/' });
+  return {
+    store: cache,
+    cleanup: async () => {
+      await cache.close();
+      await store.close();
+    },
+  };
+});
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe('watch cache', () => {
+  test('one store watch fans out to many watchers; lists come from memory once fresh', async () => {
+    const store = new MemoryStore();
+    const cache = await WatchCache.start({ store, prefix: '/r/' });
+    try {
+      const ac = new AbortController();
+      const watches = Array.from({ length: 50 }, () => cache.watch('/r/', { afterRevision: 0, signal: ac.signal }));
+      const w = await store.optimisticPut('/r/a', bytes('1'), 0);
+      const got = await Promise.all(watches.map(async (watch) => (await watch[Symbol.asyncIterator]().next()).value as WatchEvent));
+      assert.ok(got.every((e) => e.type === 'put' && e.revision === w.revision));
+      const list = await cache.list('/r/');
+      assert.deepEqual(list.kvs.map((kv) => kv.key), ['/r/a']);
+      assert.equal(list.revision, w.revision);
+      ac.abort();
+    } finally {
+      await cache.close();
+      await store.close();
+    }
+  });
+
+  test('a watch older than the window is Compacted (clients list again)', async () => {
+    const store = new MemoryStore();
+    const cache = await WatchCache.start({ store, prefix: '/r/', windowSize: 2 });
+    try {
+      const first = await store.optimisticPut('/r/a', bytes('1'), 0);
+      let last = first;
+      for (let i = 2; i <= 4; i++) last = await store.optimisticPut('/r/a', bytes(String(i)), last.revision);
+      await cache.list('/r/'); // caught up
+      const old = cache.watch('/r/', { afterRevision: first.revision, signal: new AbortController().signal });
+      await assert.rejects(old[Symbol.asyncIterator]().next(), (e: unknown) => isStorageError(e, 'Compacted'));
+      const recent = cache.watch('/r/', { afterRevision: last.revision - 1, signal: new AbortController().signal });
+      const e = (await recent[Symbol.asyncIterator]().next()).value as WatchEvent;
+      assert.equal(e.revision, last.revision);
+    } finally {
+      await cache.close();
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,202 @@
+// The watch cache (kube-apiserver's cacher, as a drop-in RevisionedStore decorator for one key
+// prefix): ONE watch on the store feeds an in-memory copy of the current state and a window of
+// recent events; every client watch fans out from it in-process, and lists at the latest
+// revision are served from memory once the cache has caught up with the store (consistent reads
+// from cache). Gets, writes and reads at an explicit revision go to the store. A watch from a
+// revision older than the window is Compacted (HTTP 410: the client lists again), as upstream.
+
+import { StorageError, type DeleteResult, type GetOptions, type GetResult, type KeyValue, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
+import { WatchHub, type ChangeEvent } from './watch-hub.js';
+
+export interface WatchCacheOptions {
+  store: RevisionedStore;
+  /** The keys this cache holds (a resource's prefix, ending in '/'). */
+  prefix: string;
+  /** Recent events kept for watches that resume from a past revision. */
+  windowSize?: number;
+  /** How long a list waits for the cache to catch up before reading the store instead. */
+  freshnessTimeoutMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+const keyOf = (e: ChangeEvent): string => (e.type === 'put' ? e.kv.key : e.key);
+
+export class WatchCache implements RevisionedStore {
+  private readonly store: RevisionedStore;
+  private readonly prefix: string;
+  private readonly windowSize: number;
+  private readonly freshnessTimeoutMs: number;
+  private readonly items = new Map<string, KeyValue>();
+  private sortedKeys: string[] | undefined;
+  private readonly window: ChangeEvent[] = [];
+  /** Events above this revision are in the window (or still to come). */
+  private windowStart = 0;
+  private revision = 0;
+  private readonly hub: WatchHub;
+  private readonly stopped = new AbortController();
+  private upstream: StoreWatch | undefined;
+  private waiters: { revision: number; resolve: () => void }[] = [];
+
+  private constructor(opts: WatchCacheOptions) {
+    this.store = opts.store;
+    this.prefix = opts.prefix;
+    this.windowSize = opts.windowSize ?? 10_000;
+    this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
+    this.hub = new WatchHub({ revision: () => this.revision, history: (prefix, after, upTo, limit) => this.history(prefix, after, upTo, limit) });
+  }
+
+  /** Lists the prefix once and starts following the store from that revision. */
+  static async start(opts: WatchCacheOptions): Promise<WatchCache> {
+    const cache = new WatchCache(opts);
+    await cache.init();
+    void cache.follow(opts.onError ?? (() => {}));
+    return cache;
+  }
+
+  private async init(): Promise<void> {
+    const list = await this.store.list(this.prefix);
+    for (const kv of list.kvs) this.items.set(kv.key, kv);
+    this.revision = list.revision;
+    this.windowStart = list.revision;
+    this.upstream = this.store.watch(this.prefix, { afterRevision: list.revision, signal: this.stopped.signal });
+  }
+
+  private async follow(onError: (err: unknown) => void): Promise<void> {
+    try {
+      for await (const e of this.upstream!) this.apply(e);
+    } catch (err) {
+      if (!this.stopped.signal.aborted) onError(err);
+      // Clients re-watch (and re-list) when their watch ends; they must not see a gap.
+      this.hub.closeAll();
+    }
+  }
+
+  private apply(e: WatchEvent): void {
+    if (e.type !== 'progress') {
+      if (e.type === 'put') this.items.set(e.kv.key, e.kv);
+      else this.items.delete(e.key);
+      this.sortedKeys = undefined;
+      this.window.push(e);
+      if (this.window.length > this.windowSize) this.windowStart = this.window.shift()!.revision;
+    }
+    this.revision = Math.max(this.revision, e.revision);
+    this.hub.publish([e]);
+    this.waiters = this.waiters.filter((w) => (w.revision <= this.revision ? (w.resolve(), false) : true));
+  }
+
+  private history(prefix: string, after: number, upTo: number, limit: number): ChangeEvent[] {
+    if (after < this.windowStart) {
+      throw new StorageError('Compacted', `required revision ${after} is older than the watch cache window (${this.windowStart})`, undefined, undefined, this.windowStart);
+    }
+    const out: ChangeEvent[] = [];
+    for (const e of this.window) {
+      if (e.revision <= after || e.revision > upTo || !keyOf(e).startsWith(prefix)) continue;
+      out.push(e);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Waits until the cache has seen the store's current revision; false on timeout. */
+  private async fresh(): Promise<boolean> {
+    const target = await this.store.currentRevision();
+    if (this.revision >= target) return true;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, this.freshnessTimeoutMs);
+      const waiter = {
+        revision: target,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      this.waiters.push(waiter);
+      // Other prefixes' writes move the store's revision too: ask the store to confirm progress.
+      this.upstream?.requestProgress();
+    });
+  }
+
+  private covers(prefix: string): boolean {
+    return prefix.startsWith(this.prefix);
+  }
+
+  get(key: string, opts?: GetOptions): Promise<GetResult> {
+    return this.store.get(key, opts);
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    if (opts.revision || !this.covers(prefix) || !(await this.fresh())) return this.store.list(prefix, opts);
+    this.sortedKeys ??= [...this.items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const kvs: KeyValue[] = [];
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    let more = false;
+    for (const key of this.sortedKeys) {
+      if (!key.startsWith(prefix) || (opts.startAfter !== undefined && key <= opts.startAfter)) continue;
+      if (kvs.length >= limit) {
+        more = true;
+        break;
+      }
+      kvs.push(this.items.get(key)!);
+    }
+    return { kvs, more, revision: this.revision };
+  }
+
+  async count(prefix: string): Promise<number> {
+    if (!this.covers(prefix) || !(await this.fresh())) return this.store.count(prefix);
+    let n = 0;
+    for (const key of this.items.keys()) if (key.startsWith(prefix)) n++;
+    return n;
+  }
+
+  optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
+    return this.store.optimisticPut(key, value, expectedModRevision);
+  }
+
+  optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    return this.store.optimisticDelete(key, expectedModRevision);
+  }
+
+  watch(prefix: string, opts: WatchOptions): StoreWatch {
+    if (!this.covers(prefix)) return this.store.watch(prefix, opts);
+    const after = opts.afterRevision > 0 ? opts.afterRevision : this.revision;
+    if (after < this.windowStart) {
+      return this.hub.failed(new StorageError('Compacted', `required revision ${after} is older than the watch cache window (${this.windowStart})`, undefined, undefined, this.windowStart));
+    }
+    const watch = this.hub.subscribe(prefix, opts.signal, after);
+    return {
+      // Progress is confirmed by the store, so it covers writes to other prefixes too.
+      requestProgress: () => this.upstream?.requestProgress(),
+      async *[Symbol.asyncIterator]() {
+        // The cache may not have applied `after` yet when the watch starts: its event then
+        // arrives live and must not be delivered twice.
+        for await (const e of watch) if (e.type === 'progress' || e.revision > after) yield e;
+      },
+    };
+  }
+
+  currentRevision(): Promise<number> {
+    return this.store.currentRevision();
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.store.compactedRevision();
+  }
+
+  async compact(revision: number): Promise<void> {
+    await this.store.compact(revision);
+    // History below the store's compaction is gone for cache watchers too.
+    while (this.window.length && this.window[0]!.revision <= revision) this.windowStart = this.window.shift()!.revision;
+    this.windowStart = Math.max(this.windowStart, Math.min(revision, this.revision));
+  }
+
+  /** Stops following the store and ends every watch; the store itself stays open. */
+  async close(): Promise<void> {
+    this.stopped.abort();
+    this.hub.closeAll();
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+}
