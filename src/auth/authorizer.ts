@@ -42,12 +42,3 @@ export const ALL_RULES: UserRules = {
   incomplete: false,
 };
 
-/** Every authenticated user may do everything (the default without an authorization policy file). */
-export const allowAllAuthorizer: Authorizer = {
-  async authorize() {
-    return { decision: 'allow', reason: '' };
-  },
-  async rulesFor() {
-    return ALL_RULES;
-  },
-};
