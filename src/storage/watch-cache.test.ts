@@ -41,7 +41,7 @@ describe('watch cache', () => {
     }
   });
 
-  test('a watch older than the window is Compacted (clients list again)', async () => {
+  test('a watch older than the window replays from the store; after compaction it is Compacted', async () => {
     const store = new MemoryStore();
     const cache = await WatchCache.start({ store, prefix: '/r/', windowSize: 2 });
     try {
@@ -50,7 +50,10 @@ describe('watch cache', () => {
       for (let i = 2; i <= 4; i++) last = await store.optimisticPut('/r/a', bytes(String(i)), last.revision);
       await cache.list('/r/'); // caught up
       const old = cache.watch('/r/', { afterRevision: first.revision, signal: new AbortController().signal });
-      await assert.rejects(old[Symbol.asyncIterator]().next(), (e: unknown) => isStorageError(e, 'Compacted'));
+      assert.equal(((await old[Symbol.asyncIterator]().next()).value as WatchEvent).revision, first.revision + 1);
+      await cache.compact(last.revision - 1);
+      const gone = cache.watch('/r/', { afterRevision: first.revision, signal: new AbortController().signal });
+      await assert.rejects(gone[Symbol.asyncIterator]().next(), (e: unknown) => isStorageError(e, 'Compacted'));
       const recent = cache.watch('/r/', { afterRevision: last.revision - 1, signal: new AbortController().signal });
       const e = (await recent[Symbol.asyncIterator]().next()).value as WatchEvent;
       assert.equal(e.revision, last.revision);

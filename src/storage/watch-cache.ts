@@ -2,8 +2,9 @@
 // prefix): ONE watch on the store feeds an in-memory copy of the current state and a window of
 // recent events; every client watch fans out from it in-process, and lists at the latest
 // revision are served from memory once the cache has caught up with the store (consistent reads
-// from cache). Gets, writes and reads at an explicit revision go to the store. A watch from a
-// revision older than the window is Compacted (HTTP 410: the client lists again), as upstream.
+// from cache). Gets, writes and reads at an explicit revision go to the store, and so do watches
+// from before the window: unlike etcd-backed kube, our store keeps the log until compaction, so a
+// client resuming after a restart gets every event instead of a 410 and a re-list.
 
 import { StorageError, type DeleteResult, type GetOptions, type GetResult, type KeyValue, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
 import { WatchHub, type ChangeEvent } from './watch-hub.js';
@@ -162,9 +163,9 @@ export class WatchCache implements RevisionedStore {
   watch(prefix: string, opts: WatchOptions): StoreWatch {
     if (!this.covers(prefix)) return this.store.watch(prefix, opts);
     const after = opts.afterRevision > 0 ? opts.afterRevision : this.revision;
-    if (after < this.windowStart) {
-      return this.hub.failed(new StorageError('Compacted', `required revision ${after} is older than the watch cache window (${this.windowStart})`, undefined, undefined, this.windowStart));
-    }
+    // Older than the window (e.g. just after a restart): the store replays its own history, so a
+    // resuming client loses nothing; only history the store compacted away is Compacted (410).
+    if (after < this.windowStart) return this.store.watch(prefix, opts);
     const watch = this.hub.subscribe(prefix, opts.signal, after);
     return {
       // Progress is confirmed by the store, so it covers writes to other prefixes too.
