@@ -14,6 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { runLoad, type LoadResult } from './http-load.js';
 import { rawSqliteInsertRate } from './storage-baseline.js';
 import { benchCtbValidation } from './ctb-validation-bench.js';
+import { benchWatchFanOut } from './watch-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -137,6 +138,14 @@ async function main(): Promise<void> {
       const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'GET', path: listPath });
       row(`list100 ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https');
     }
+
+    const watchers = Number(process.env.BENCH_WATCHERS ?? 1000);
+    const w = await benchWatchFanOut({ url: server.url, ca: server.ca, token: server.token, serverPid: server.child.pid!, watchers, writesPerSecond: 100, durationMs: 5000 });
+    console.log(
+      `\nwatch fan-out: ${w.watchers} watchers, ${w.writes} writes at 100/s: ${w.deliveredPerSecond.toFixed(0)} delivered events/s (${w.delivered}/${w.writes * w.watchers}), ` +
+        `write-response→watcher p50 ${w.p50Ms.toFixed(1)} ms p99 ${w.p99Ms.toFixed(1)} ms (target < 100 ms: ${w.p99Ms < 100 ? 'met' : 'NOT met'}), ` +
+        `idle memory ${(w.idleBytesPerWatcher / 1024).toFixed(1)} KB/watcher (target < 20 KB: ${w.idleBytesPerWatcher < 20 * 1024 ? 'met' : 'NOT met'})`,
+    );
 
     const v = await benchCtbValidation();
     console.log(

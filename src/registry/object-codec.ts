@@ -18,6 +18,22 @@ export function decodeObject<T extends KubeObject>(kv: KeyValue): T {
   return obj;
 }
 
+const shared = new WeakMap<KeyValue, KubeObject>();
+
+/**
+ * decodeObject, once per stored value: every watcher of an event gets the same object, so it
+ * is decoded (and, in http/, serialized) once however many watchers there are. Callers must
+ * treat the result as read-only.
+ */
+export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
+  let obj = shared.get(kv);
+  if (!obj) {
+    obj = decodeObject<T>(kv);
+    shared.set(kv, obj);
+  }
+  return obj as T;
+}
+
 /** JSON-equal ignoring resourceVersion: an update that would store these bytes again is a no-op. */
 export function sameStoredForm(a: KubeObject, b: KubeObject): boolean {
   return Buffer.from(encodeObject(normalize(a))).equals(Buffer.from(encodeObject(normalize(b))));

@@ -6,7 +6,7 @@ import type { KubeObject } from '../apimachinery/object-meta.js';
 import { resourceExpired, serviceUnavailable } from '../apimachinery/status-error.js';
 import { isStorageError, type RevisionedStore, type WatchEvent } from '../storage/revisioned-store.js';
 import { matchesSelectors, type Selectors } from './list-options.js';
-import { decodeObject } from './object-codec.js';
+import { decodeShared } from './object-codec.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import type { ObjectWatch, ObjectWatchEvent } from './rest-storage.js';
 
@@ -29,13 +29,15 @@ export function watchObjects<T extends KubeObject>(o: ObjectWatchOptions<T>): Ob
 
   function translate(e: WatchEvent): ObjectWatchEvent<T> | undefined {
     if (e.type === 'progress') return { type: 'BOOKMARK', resourceVersion: String(e.revision) };
-    const prev = e.prevKv ? decodeObject<T>(e.prevKv) : undefined;
+    // Shared across watchers of this event: decoded once, never mutated.
+    const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
     if (e.type === 'delete') {
       if (!prev || !matches(prev)) return undefined;
-      prev.metadata.resourceVersion = String(e.revision);
+      // The deleted object carries the deletion's revision; the prevKv belongs to this event alone.
+      if (prev.metadata.resourceVersion !== String(e.revision)) prev.metadata.resourceVersion = String(e.revision);
       return { type: 'DELETED', object: prev };
     }
-    const cur = decodeObject<T>(e.kv);
+    const cur = decodeShared<T>(e.kv);
     const now = matches(cur);
     const before = prev ? matches(prev) : false;
     if (now && before) return { type: 'MODIFIED', object: cur };

@@ -13,6 +13,17 @@ import { listQuery } from '../query-options.js';
 
 /** Often enough to keep clients with a 30 s inactivity timeout (client-node) alive. */
 const BOOKMARK_INTERVAL_MS = 15_000;
+/** JSON lines per shared event object and type: serialized once for every watcher of the event. */
+const encodedLines = new WeakMap<object, Map<string, string>>();
+
+function jsonLine(type: string, obj: KubeObject): string {
+  let byType = encodedLines.get(obj);
+  if (!byType) encodedLines.set(obj, (byType = new Map()));
+  let line = byType.get(type);
+  if (line === undefined) byType.set(type, (line = `${JSON.stringify({ type, object: obj })}\n`));
+  return line;
+}
+
 /** Without timeoutSeconds a watch lives 30–60 minutes, like kube-apiserver's. */
 const MIN_WATCH_SECONDS = 1800;
 
@@ -51,7 +62,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
 
   let tableColumnsSent = false;
   const encode = (type: string, obj: KubeObject): string => {
-    if (format.kind !== 'table') return JSON.stringify({ type, object: obj });
+    if (format.kind !== 'table') return jsonLine(type, obj);
     const table = buildTable(def.table as readonly TableColumnSource<KubeObject>[], [obj], {
       includeObject: parseIncludeObject(input.query.get('includeObject') ?? undefined),
       now: new Date(),
@@ -60,7 +71,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
       omitColumnDefinitions: tableColumnsSent,
     });
     tableColumnsSent = true;
-    return JSON.stringify({ type, object: table });
+    return `${JSON.stringify({ type, object: table })}\n`;
   };
   try {
     for await (const ev of watch) {
@@ -70,7 +81,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
         if (ev.initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
         res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } })}\n`);
       } else {
-        res.write(`${encode(ev.type, ev.object)}\n`);
+        res.write(encode(ev.type, ev.object));
       }
     }
   } catch (err) {
