@@ -66,6 +66,7 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
             resolve();
           });
           req.on('error', reject);
+          req.setTimeout(30_000, () => req.destroy(new Error('watch did not answer within 30 s')));
           req.end();
           requests.push(req);
         }),

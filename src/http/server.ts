@@ -4,6 +4,7 @@
 
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { TLSSocket } from 'node:tls';
 import type { Logger, RequestContext, RequestInfo, UserInfo } from '../apimachinery/request-context.js';
 import { internal, isStatusError, pathNotFound, requestEntityTooLarge, unauthorized, type Status, type StatusError } from '../apimachinery/status-error.js';
@@ -70,6 +71,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     readinessProblems: opts.readinessProblems ?? (() => []),
   });
   const closing = new AbortController();
+  // Every open watch listens for shutdown; thousands of watches are normal, not a leak.
+  setMaxListeners(0, closing.signal);
   const clusterScopedGroups = new Set(opts.resources.map((r) => r.definition.group));
   const endpoints = new Map(opts.resources.map((r) => [`${r.definition.group}/${r.definition.version}/${r.definition.plural}`, r]));
 

@@ -277,6 +277,23 @@ describe('HTTP API', () => {
       assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b));
     });
 
+    test('a watch with nothing to report answers 200 at once', async () => {
+      const url = new URL(server.url);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = https.request(
+          { host: url.hostname, port: url.port, path: `${SC}?watch=true&resourceVersion=0&labelSelector=none%3Dnone`, ca: server.caCertPem, headers: { Authorization: `Bearer ${server.token}` } },
+          (res) => {
+            resolve(res.statusCode ?? 0);
+            req.destroy();
+          },
+        );
+        req.setTimeout(5000, () => req.destroy(new Error('no response headers within 5 s')));
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status, 200);
+    });
+
     test('resourceVersion 0 starts with the current state; timeoutSeconds ends the stream', async () => {
       const { events } = await watchEvents(`${SC}?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dw1&timeoutSeconds=1`, 100);
       assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'w1']]);

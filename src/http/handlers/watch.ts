@@ -53,6 +53,8 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
     'Transfer-Encoding': 'chunked',
     'Audit-Id': input.ctx.requestId,
   });
+  // Send the headers now: a watch with nothing to report yet must still answer 200 at once.
+  res.flushHeaders();
   const lifetime = timeoutSeconds > 0 ? timeoutSeconds * 1000 : (MIN_WATCH_SECONDS + Math.random() * MIN_WATCH_SECONDS) * 1000;
   const end = (): void => stop.abort();
   const timer = setTimeout(end, lifetime);
