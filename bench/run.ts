@@ -112,32 +112,22 @@ async function main(): Promise<void> {
       row(`create  ${String(c).padStart(2)} conn`, r, raw.perSecond, 'raw insert', c === 16 ? 1.0 : undefined);
     }
 
-    // Get: one stored object beside a bare HTTPS server answering a body of the same size.
+    // Get and list: our answers beside a bare HTTPS server answering bodies of the same size.
     await fetchBody(server, SC, 'POST', JSON.stringify(scidr('bench-get', 2)));
-    const getPath = `${SC}/bench-get`;
-    const sample = await fetchBody(server, getPath);
     const certFile = join(server.dataDir, 'apiserver.crt');
     const keyFile = join(server.dataDir, 'apiserver.key');
-    const bareGet = await startBareServer(certFile, keyFile, sample.length);
-    children.push(bareGet.child);
-    console.log('');
-    for (const c of CONNECTIONS) {
-      const base = await runLoad({ url: bareGet.url, ca: server.ca, connections: c, durationMs: DURATION_MS, method: 'GET', path: '/' });
-      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'GET', path: getPath });
-      row(`get     ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https', 0.4);
-    }
-
-    // List: a 100-object page beside a bare server answering the same bytes.
-    const listPath = `${SC}?limit=100`;
-    const listBody = await fetchBody(server, listPath);
-    const bareList = await startBareServer(certFile, keyFile, listBody.length);
-    children.push(bareList.child);
-    console.log('');
-    for (const c of CONNECTIONS) {
-      const base = await runLoad({ url: bareList.url, ca: server.ca, connections: c, durationMs: DURATION_MS, method: 'GET', path: '/' });
-      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'GET', path: listPath });
-      row(`list100 ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https');
-    }
+    const compare = async (label: string, path: string, target?: number): Promise<void> => {
+      const bare = await startBareServer(certFile, keyFile, (await fetchBody(server, path)).length);
+      children.push(bare.child);
+      console.log('');
+      for (const c of CONNECTIONS) {
+        const base = await runLoad({ url: bare.url, ca: server.ca, connections: c, durationMs: DURATION_MS, method: 'GET', path: '/' });
+        const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'GET', path });
+        row(`${label} ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https', target);
+      }
+    };
+    await compare('get    ', `${SC}/bench-get`, 0.4);
+    await compare('list100', `${SC}?limit=100`);
 
     const watchers = Number(process.env.BENCH_WATCHERS ?? 1000);
     const w = await benchWatchFanOut({ url: server.url, ca: server.ca, token: server.token, serverPid: server.child.pid!, watchers, writesPerSecond: 100, durationMs: 5000 });
