@@ -93,6 +93,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const pretty = isPretty(query);
     const logger = opts.logger.child({ requestId });
     const info = resolveRequestInfo(req.method, path, query);
+    const body = Buffer.isBuffer(req.body) ? req.body : undefined;
     const audit = opts.audit ? new RequestAudit(opts.audit, requestId, req, new Date()) : undefined;
     if (audit) {
       audits.set(req, audit);
@@ -108,12 +109,10 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
       const ctx = requestContext(requestId, user, info, reply, logger);
       if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && info.verb === 'create' && !info.name) {
-        const body = Buffer.isBuffer(req.body) ? req.body : undefined;
         return await handleSelfReview({ review: info.resource, ctx, reply, body, contentType: req.headers['content-type'] ?? '', authorizer: opts.authorizer, clusterScopedGroups });
       }
       const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
       if (!endpoint || info.namespace) throw pathNotFound();
-      const body = Buffer.isBuffer(req.body) ? req.body : undefined;
       if (info.verb === 'watch') audit?.responseStarted(200);
       await routeResource({ req, reply, ctx, endpoint, info, query, pretty, body, serverClosing: closing.signal });
     } catch (err) {
