@@ -1,0 +1,69 @@
+// @kubernetes/client-node against the real server: an Informer (list, then watch from the list's
+// resourceVersion) stays in sync through writes and through a restart of the server.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as k8s from '@kubernetes/client-node';
+import { startServer, type TestServer } from './harness.js';
+
+const GROUP = 'networking.platform.io';
+const PATH = `/apis/${GROUP}/v1/servicecidrs`;
+
+async function waitFor(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('client-node informer', () => {
+  let server: TestServer;
+  let informer: k8s.Informer<k8s.KubernetesObject> & k8s.ObjectCache<k8s.KubernetesObject>;
+  const seen: string[] = [];
+  let done = false;
+
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    done = true;
+    await informer?.stop();
+    await server?.stop();
+  });
+
+  const names = () => informer.list().map((o) => o.metadata?.name).sort();
+  const labelOf = (name: string) => informer.list().find((o) => o.metadata?.name === name)?.metadata?.labels?.v;
+  const write = (method: string, path: string, body?: object) =>
+    server.request(method, path, { body, headers: method === 'PATCH' ? { 'Content-Type': 'application/merge-patch+json' } : {} });
+
+  test('stays in sync through adds, updates, deletes and a server restart', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(server.kubeconfigPath);
+    const api = kc.makeApiClient(k8s.CustomObjectsApi);
+    informer = k8s.makeInformer(kc, PATH, () => api.listClusterCustomObject({ group: GROUP, version: 'v1', plural: 'servicecidrs' }) as never);
+    informer.on('add', (o) => seen.push(`add ${o.metadata?.name}`));
+    informer.on('update', (o) => seen.push(`update ${o.metadata?.name}`));
+    informer.on('delete', (o) => seen.push(`delete ${o.metadata?.name}`));
+    // An informer stops on errors other than 410; during the restart, start it again (not after the test).
+    informer.on('error', () => setTimeout(() => void (done ? undefined : informer.start()), 500).unref());
+    await informer.start();
+
+    const sc = (name: string, v: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name, labels: { v } }, spec: { cidrs: ['10.0.0.0/8'] } });
+    assert.equal((await write('POST', PATH, sc('one', '1'))).status, 201);
+    assert.equal((await write('POST', PATH, sc('two', '1'))).status, 201);
+    await waitFor('two adds', () => names().join() === 'one,two');
+    await write('PATCH', `${PATH}/one`, { metadata: { labels: { v: '2' } } });
+    await write('DELETE', `${PATH}/two`);
+    await waitFor('update and delete', () => names().join() === 'one' && labelOf('one') === '2');
+
+    // Restart on the same port and data dir; the informer resumes from its last resourceVersion.
+    const { port, dataDir } = server;
+    await server.stop({ keepData: true });
+    server = await startServer({ dataDir, removeOnStop: true, args: ['--secure-port', String(port)] });
+    assert.equal((await write('POST', PATH, sc('three', '1'))).status, 201);
+    await write('PATCH', `${PATH}/one`, { metadata: { labels: { v: '3' } } });
+    await waitFor('changes after the restart', () => names().join() === 'one,three' && labelOf('one') === '3');
+    assert.deepEqual(seen.slice(0, 4), ['add one', 'add two', 'update one', 'delete two']);
+  });
+});
