@@ -1,0 +1,127 @@
+// metadata.managedFields <-> the ownership table server-side apply works on: one entry per
+// manager identity (manager, operation, subresource, and apiVersion for updates), each with the
+// set of fields it owns and when it last changed the object.
+
+import type { ManagedFieldsEntry } from '../object-meta.js';
+import { FieldSet } from './field-set.js';
+
+export type Operation = 'Apply' | 'Update';
+
+export interface Ownership {
+  manager: string;
+  operation: Operation;
+  apiVersion: string;
+  subresource: string;
+  /** RFC 3339 (seconds); absent when the manager never changed the object. */
+  time?: string;
+  set: FieldSet;
+}
+
+/** Identity → ownership. */
+export type OwnershipTable = Map<string, Ownership>;
+
+/** kube's manager identifier: the entry minus fields, time and (for appliers) apiVersion, as JSON. */
+export function managerIdentifier(o: Pick<Ownership, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
+  const id: Record<string, string> = {};
+  if (o.manager) id.manager = o.manager;
+  id.operation = o.operation;
+  if (o.operation === 'Update' && o.apiVersion) id.apiVersion = o.apiVersion;
+  if (o.subresource) id.subresource = o.subresource;
+  return JSON.stringify(id);
+}
+
+export class ManagedFieldsDecodeError extends Error {
+  override name = 'ManagedFieldsDecodeError';
+}
+
+/** Decodes entries; throws ManagedFieldsDecodeError on any malformed entry (callers fall back). */
+export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): OwnershipTable {
+  const table: OwnershipTable = new Map();
+  (entries ?? []).forEach((e, i) => {
+    if (e.operation !== 'Apply' && e.operation !== 'Update') throw new ManagedFieldsDecodeError('operation must be `Apply` or `Update`');
+    if (!e.apiVersion) throw new ManagedFieldsDecodeError('apiVersion must not be empty');
+    if (!e.fieldsType) throw new ManagedFieldsDecodeError(`missing fieldsType in managed fields entry ${i}`);
+    if (e.fieldsType !== 'FieldsV1') throw new ManagedFieldsDecodeError(`invalid fieldsType "${String(e.fieldsType)}" in managed fields entry ${i}`);
+    let set: FieldSet;
+    try {
+      set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});
+    } catch (err) {
+      throw new ManagedFieldsDecodeError(`error decoding versioned set from ${JSON.stringify(e)}: ${(err as Error).message}`);
+    }
+    const o: Ownership = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource ?? '', set };
+    const time = normalizeTime(e.time);
+    if (time) o.time = time;
+    table.set(managerIdentifier(o), o);
+  });
+  return table;
+}
+
+/** Times come back from some clients with milliseconds; kube keeps seconds. */
+function normalizeTime(time: string | undefined): string | undefined {
+  if (!time) return undefined;
+  const ms = Date.parse(time);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const seconds = (t: string | undefined): number => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+
+/** Entries in kube's order (Apply before Update, then by time, manager, apiVersion, subresource). */
+export function encodeManagedFields(table: OwnershipTable): ManagedFieldsEntry[] {
+  const owners = [...table.values()].filter((o) => !o.set.isEmpty());
+  owners.sort(
+    (p, q) =>
+      cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource, q.subresource),
+  );
+  return owners.map((o) => {
+    const e: ManagedFieldsEntry = {};
+    if (o.manager) e.manager = o.manager;
+    e.operation = o.operation;
+    e.apiVersion = o.apiVersion;
+    if (o.time) e.time = o.time;
+    e.fieldsType = 'FieldsV1';
+    e.fieldsV1 = o.set.toFieldsV1();
+    if (o.subresource) e.subresource = o.subresource;
+    return e;
+  });
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `managedFields: []` or `[{}]` in a request asks for the table to be reset. */
+export function isResetRequest(entries: readonly ManagedFieldsEntry[] | undefined): boolean {
+  if (!Array.isArray(entries)) return false;
+  if (entries.length === 0) return true;
+  return entries.length === 1 && typeof entries[0] === 'object' && entries[0] !== null && Object.keys(entries[0]).length === 0;
+}
+
+export const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+
+/** More than ten Update managers: the oldest are folded into one "ancient-changes" entry per apiVersion. */
+export function capUpdateManagers(table: OwnershipTable): void {
+  const updaters = [...table.entries()].filter(([, o]) => o.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
+  updaters.sort(([ia, a], [ib, b]) => seconds(a.time) - seconds(b.time) || cmp(ia, ib));
+  let count = updaters.length;
+  const firstOfVersion = new Map<string, string>();
+  for (const [id, o] of updaters) {
+    if (count <= MAX_UPDATE_MANAGERS) break;
+    const bucketId = managerIdentifier({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: o.apiVersion, subresource: '' });
+    const first = firstOfVersion.get(o.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(o.apiVersion, id);
+      continue;
+    }
+    let bucket = table.get(bucketId);
+    if (!bucket) {
+      const firstOwner = table.get(first)!;
+      table.delete(first);
+      bucket = { ...firstOwner, manager: ANCIENT_CHANGES, subresource: '' };
+      table.set(bucketId, bucket);
+    }
+    bucket.set = bucket.set.union(o.set);
+    if (o.time) bucket.time = o.time;
+    table.delete(id);
+    count--;
+  }
+}

@@ -1,0 +1,268 @@
+// The operations server-side apply performs on JSON values under their apply types
+// (structured-merge-diff's semantics): the set of fields a value sets, the difference between two
+// values as added / modified / removed field sets, the merge of an applied configuration into a
+// live object, and the removal of a set of fields.
+
+import { FieldSet, type PathElement } from './field-set.js';
+import { untypedMap, type ListType, type TypeNode } from './typed-schema.js';
+
+type JsonMap = Record<string, unknown>;
+
+const isMap = (v: unknown): v is JsonMap => typeof v === 'object' && v !== null && !Array.isArray(v);
+const ATOMIC_UNTYPED_LIST: ListType = { kind: 'list', atomic: true, keys: [], element: { kind: 'untyped' } };
+
+/** Free-form values take the shape they have: maps merge key by key, lists are atomic. */
+function effective(t: TypeNode, v: unknown): TypeNode {
+  if (t.kind !== 'untyped') return t;
+  if (isMap(v)) return untypedMap;
+  if (Array.isArray(v)) return ATOMIC_UNTYPED_LIST;
+  return { kind: 'scalar' };
+}
+
+export class ListKeyError extends Error {
+  override name = 'ListKeyError';
+}
+
+/** The path element naming one item of an associative list: `k:{"type":"Ready"}` or `v:"a"`. */
+export function listItemElement(t: ListType, item: unknown): PathElement {
+  if (t.keys.length === 0) return `v:${JSON.stringify(item)}`;
+  if (!isMap(item)) throw new ListKeyError('associative list with keys has an element that is not a map');
+  const key: JsonMap = {};
+  for (const k of [...t.keys].sort()) {
+    if (item[k] === undefined || item[k] === null) throw new ListKeyError(`associative list with keys has an element that omits key field "${k}"`);
+    key[k] = item[k];
+  }
+  return `k:${JSON.stringify(key)}`;
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k) || !deepEqual((a as JsonMap)[k], (b as JsonMap)[k])) return false;
+  }
+  return true;
+}
+
+// ---- the fields a value sets ----
+
+export function toFieldSet(value: unknown, type: TypeNode): FieldSet {
+  const set = new FieldSet();
+  collect(value, type, [], set);
+  return set;
+}
+
+function collect(v: unknown, type: TypeNode, path: PathElement[], set: FieldSet): void {
+  const t = effective(type, v);
+  if (t.kind === 'scalar' || t.kind === 'untyped') {
+    set.insert(path);
+  } else if (t.kind === 'list') {
+    if (t.atomic) return set.insert(path);
+    if (!Array.isArray(v)) return;
+    const seen = new Set<PathElement>();
+    for (const item of v) {
+      const pe = listItemElement(t, item);
+      if (seen.has(pe)) continue;
+      seen.add(pe);
+      const itemPath = [...path, pe];
+      collect(item, t.element, itemPath, set);
+      set.insert(itemPath);
+    }
+  } else {
+    if (t.atomic) return set.insert(path);
+    if (!isMap(v)) return;
+    for (const [k, child] of Object.entries(v)) {
+      const ft = t.field(k);
+      if (!ft) continue;
+      const childPath = [...path, `f:${k}`];
+      collect(child, ft, childPath, set);
+      if (child === null || (isMap(child) && Object.keys(child).length === 0) || !t.isNamedField(k)) set.insert(childPath);
+    }
+  }
+}
+
+// ---- comparison ----
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** What changed from `lhs` to `rhs`, field by field (undefined: absent). */
+export function compare(lhs: unknown, rhs: unknown, type: TypeNode): Comparison {
+  const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  compareNode(lhs, rhs, type, [], out);
+  return out;
+}
+
+const emptyOrNull = (v: unknown): boolean =>
+  v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
+
+function compareNode(l: unknown, r: unknown, type: TypeNode, path: PathElement[], out: Comparison): void {
+  const t = effective(type, r !== undefined ? r : l);
+  const leaf =
+    t.kind === 'scalar' ||
+    t.kind === 'untyped' ||
+    t.atomic ||
+    (emptyOrNull(l) && emptyOrNull(r)) ||
+    (t.kind === 'list' ? !isListOrAbsent(l) || !isListOrAbsent(r) : !isMapOrAbsent(l) || !isMapOrAbsent(r));
+  if (leaf) {
+    if (path.length === 0) return;
+    if (l === undefined) out.added.insert(path);
+    else if (r === undefined) out.removed.insert(path);
+    else if (!deepEqual(l, r)) out.modified.insert(path);
+    return;
+  }
+  if (t.kind === 'list') {
+    const li = indexItems(t, l);
+    const ri = indexItems(t, r);
+    for (const [pe, item] of li) compareNode(item, ri.get(pe), t.element, [...path, pe], out);
+    for (const [pe, item] of ri) if (!li.has(pe)) compareNode(undefined, item, t.element, [...path, pe], out);
+  } else if (t.kind === 'map') {
+    const lm = isMap(l) ? l : {};
+    const rm = isMap(r) ? r : {};
+    for (const k of Object.keys(lm)) compareNode(lm[k], Object.hasOwn(rm, k) ? rm[k] : undefined, t.field(k) ?? { kind: 'untyped' }, [...path, `f:${k}`], out);
+    for (const k of Object.keys(rm)) if (!Object.hasOwn(lm, k)) compareNode(undefined, rm[k], t.field(k) ?? { kind: 'untyped' }, [...path, `f:${k}`], out);
+  }
+  if (path.length === 0) return;
+  if (l === undefined) out.added.insert(path);
+  else if (r === undefined) out.removed.insert(path);
+}
+
+const isListOrAbsent = (v: unknown): boolean => v === undefined || v === null || Array.isArray(v);
+const isMapOrAbsent = (v: unknown): boolean => v === undefined || v === null || isMap(v);
+
+/** Items by path element; the first of duplicates wins (live objects may hold duplicates). */
+function indexItems(t: ListType, v: unknown): Map<PathElement, unknown> {
+  const out = new Map<PathElement, unknown>();
+  if (!Array.isArray(v)) return out;
+  for (const item of v) {
+    let pe: PathElement;
+    try {
+      pe = listItemElement(t, item);
+    } catch {
+      continue;
+    }
+    if (!out.has(pe)) out.set(pe, item);
+  }
+  return out;
+}
+
+// ---- merge (apply) ----
+
+/** Merges the applied configuration `rhs` into `lhs`: rhs wins at leaves, maps and associative lists merge. */
+export function merge(lhs: unknown, rhs: unknown, type: TypeNode): unknown {
+  if (rhs === undefined) return lhs;
+  if (lhs === undefined || lhs === null) return structuredClone(rhs);
+  const t = effective(type, rhs);
+  if (t.kind === 'list' && !t.atomic && Array.isArray(lhs) && Array.isArray(rhs)) return mergeList(lhs, rhs, t);
+  if (t.kind === 'map' && !t.atomic && isMap(lhs) && isMap(rhs)) {
+    const out: JsonMap = {};
+    for (const [k, v] of Object.entries(lhs)) out[k] = Object.hasOwn(rhs, k) ? merge(v, rhs[k], t.field(k) ?? { kind: 'untyped' }) : v;
+    for (const [k, v] of Object.entries(rhs)) if (!Object.hasOwn(lhs, k)) out[k] = structuredClone(v);
+    return out;
+  }
+  return structuredClone(rhs);
+}
+
+/**
+ * Items only in lhs keep their place; items in rhs follow rhs's order, shared items merged
+ * (structured-merge-diff's interleaving, so that reordering by the applier is honoured).
+ */
+function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
+  const lPE = lhs.map((item) => listItemElement(t, item));
+  const rPE = rhs.map((item) => listItemElement(t, item));
+  const lIndex = new Map<PathElement, unknown>();
+  lPE.forEach((pe, i) => lIndex.has(pe) || lIndex.set(pe, lhs[i]));
+  const rIndex = new Map<PathElement, unknown>();
+  rPE.forEach((pe, i) => rIndex.has(pe) || rIndex.set(pe, rhs[i]));
+  const shared = rPE.filter((pe) => lIndex.has(pe));
+  let nextShared = shared.shift();
+  const taken = new Set<PathElement>();
+  const out: unknown[] = [];
+  const take = (pe: PathElement): void => {
+    taken.add(pe);
+    out.push(merge(lIndex.get(pe), rIndex.get(pe), t.element));
+  };
+  let l = 0;
+  let r = 0;
+  for (let guard = 0; (l < lhs.length || r < rhs.length) && guard < 2 * (lhs.length + rhs.length) + 2; guard++) {
+    if (l < lhs.length && r < rhs.length) {
+      const pe = lPE[l]!;
+      if (pe === rPE[r]) {
+        take(pe);
+        l++;
+        r++;
+        nextShared = shared.shift();
+        continue;
+      }
+      if (rIndex.has(pe) && nextShared !== undefined && nextShared !== pe) {
+        l++;
+        continue;
+      }
+    }
+    if (l < lhs.length) {
+      const pe = lPE[l]!;
+      if (!rIndex.has(pe)) {
+        out.push(lhs[l]);
+        l++;
+        continue;
+      }
+      if (taken.has(pe)) {
+        l++;
+        continue;
+      }
+    }
+    if (r < rhs.length) {
+      const pe = rPE[r]!;
+      r++;
+      if (taken.has(pe)) continue;
+      take(pe);
+      if (nextShared === pe) nextShared = shared.shift();
+    }
+  }
+  return out;
+}
+
+// ---- removal ----
+
+/** `value` without the fields in `set`; a map or list emptied by the removal disappears (undefined). */
+export function removeFields(value: unknown, set: FieldSet, type: TypeNode): unknown {
+  const t = effective(type, value);
+  if (t.kind === 'map' && !t.atomic && isMap(value)) {
+    const out: JsonMap = {};
+    let removedAny = false;
+    for (const [k, v] of Object.entries(value)) {
+      const pe = `f:${k}`;
+      if (set.members.has(pe)) {
+        removedAny = true;
+        continue;
+      }
+      const sub = set.children.get(pe);
+      const kept = sub ? removeFields(v, sub, t.field(k) ?? { kind: 'untyped' }) : v;
+      if (kept === undefined) removedAny = true;
+      else out[k] = kept;
+    }
+    return removedAny && Object.keys(out).length === 0 ? undefined : out;
+  }
+  if (t.kind === 'list' && !t.atomic && Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const pe = listItemElement(t, item);
+      if (set.members.has(pe)) continue;
+      const sub = set.children.get(pe);
+      out.push(sub ? (removeFields(item, sub, t.element) ?? item) : item);
+    }
+    return out.length === 0 && value.length > 0 ? undefined : out;
+  }
+  return value;
+}
