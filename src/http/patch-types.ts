@@ -2,13 +2,18 @@
 
 import jsonpatch from 'fast-json-patch';
 import { commonSchemas } from '../apimachinery/common-schemas.js';
+import { decodeBody } from '../apimachinery/decode.js';
+import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { applyMergePatch } from '../apimachinery/merge-patch.js';
-import { badRequest, unprocessable, unsupportedMediaType } from '../apimachinery/status-error.js';
+import { badRequest, invalid, isStatusError, unprocessable, unsupportedMediaType } from '../apimachinery/status-error.js';
 import { applyStrategicMergePatch, StrategicPatchError } from '../apimachinery/strategic-merge-patch.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
+import { writeQuery, type FieldValidation, type WriteQuery } from './query-options.js';
 
-export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'] as const;
+export const APPLY_PATCH = 'application/apply-patch+yaml';
+export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', APPLY_PATCH] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
+export type MergingPatchType = Exclude<PatchType, typeof APPLY_PATCH>;
 
 /** A patch would copy more than this many bytes: refused (kube's limit on JSON patch growth). */
 const MAX_PATCHED_BYTES = 3 * 1024 * 1024;
@@ -16,10 +21,44 @@ const MAX_PATCHED_BYTES = 3 * 1024 * 1024;
 export function patchTypeOf(contentType: string | undefined): PatchType {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if ((PATCH_TYPES as readonly string[]).includes(type)) return type as PatchType;
-  throw unsupportedMediaType(type, [...PATCH_TYPES, 'application/apply-patch+yaml']);
+  throw unsupportedMediaType(type, PATCH_TYPES);
 }
 
-export function parsePatch(type: PatchType, body: Buffer | undefined): unknown {
+export interface PatchQuery extends WriteQuery {
+  force: boolean;
+}
+
+/** PatchOptions, validated as kube does: apply needs a fieldManager, only apply takes force. */
+export function patchQuery(query: URLSearchParams, userAgent: string | undefined, type: PatchType): PatchQuery {
+  const q = writeQuery(query, userAgent, 'PatchOptions');
+  const force = query.get('force');
+  const errs = [];
+  if (type !== APPLY_PATCH && force !== null) errs.push(fieldErrors.forbidden(FieldPath.root('force'), 'may not be specified for non-apply patch'));
+  if (type === APPLY_PATCH && !query.get('fieldManager')) errs.push(fieldErrors.required(FieldPath.root('fieldManager'), 'is required for apply patch'));
+  if (errs.length) throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
+  return { ...q, force: force === 'true' || force === '1' };
+}
+
+/** An apply configuration: one YAML (or JSON) object; duplicate keys are refused under Strict. */
+export function parseApplyConfig(body: Buffer | undefined, mode: FieldValidation, warnings: string[]): Record<string, unknown> {
+  const text = body?.toString('utf8') ?? '';
+  let decoded;
+  try {
+    decoded = decodeBody(Buffer.from(text), text.trimStart().startsWith('{') ? 'json' : 'yaml');
+  } catch (err) {
+    throw badRequest(`error decoding YAML: ${isStatusError(err) ? err.message : String(err)}`);
+  }
+  const { value, duplicateFields } = decoded;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badRequest(`error decoding YAML: the apply configuration must be an object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+  }
+  const problems = duplicateFields.map((p) => `duplicate field "${p}"`);
+  if (problems.length && mode === 'Strict') throw badRequest(`error strict decoding YAML: ${problems.join(', ')}`);
+  if (problems.length && mode === 'Warn') warnings.push(...problems);
+  return value as Record<string, unknown>;
+}
+
+export function parsePatch(type: MergingPatchType, body: Buffer | undefined): unknown {
   const text = body?.toString('utf8') ?? '';
   let patch: unknown;
   try {
@@ -34,7 +73,7 @@ export function parsePatch(type: PatchType, body: Buffer | undefined): unknown {
   return patch;
 }
 
-export function applyPatch(type: PatchType, current: Record<string, unknown>, patch: unknown, def: ResourceDefinition): Record<string, unknown> {
+export function applyPatch(type: MergingPatchType, current: Record<string, unknown>, patch: unknown, def: ResourceDefinition): Record<string, unknown> {
   switch (type) {
     case 'application/merge-patch+json':
       return applyMergePatch(current, patch) as Record<string, unknown>;

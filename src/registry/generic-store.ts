@@ -5,7 +5,9 @@
 
 import { randomUUID } from 'node:crypto';
 import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
+import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
+import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
 import { badRequest, conflict, invalid, isStatusError, methodNotSupported, notFound, resourceExpired, resourceVersionTooLarge } from '../apimachinery/status-error.js';
@@ -13,8 +15,8 @@ import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseResourceVersion, parseSelectors } from './list-options.js';
 import { decodeObject, encodeObject, sameStoredForm } from './object-codec.js';
-import { groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
-import type { DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
+import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
+import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
 import { watchObjects } from './object-watch.js';
 import { translateStorageError } from './storage-errors.js';
 import type { Strategy } from './strategy.js';
@@ -45,6 +47,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   private readonly admission: readonly AdmissionPlugin[];
   private readonly now: () => Date;
   private readonly prefix: string;
+  /** Field ownership (managedFields) for this endpoint. */
+  private readonly fields: FieldManager;
 
   constructor(opts: GenericStoreOptions<T>) {
     this.definition = opts.definition;
@@ -54,6 +58,18 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     this.admission = opts.admission;
     this.now = opts.now ?? (() => new Date());
     this.prefix = keyPrefixOf(opts.definition);
+    const def = opts.definition;
+    this.fields = new FieldManager({
+      group: def.group,
+      version: def.version,
+      kind: def.kind,
+      schema: def.schemas[def.schemaName]!,
+      registry: { ...commonSchemas, ...def.schemas },
+      subresource: opts.subresource,
+      resetFields: opts.strategy.resetFields,
+      emptyObject: () => ({ apiVersion: apiVersionOf(def), kind: def.kind, ...def.zeroValue() }),
+      now: this.now,
+    });
   }
 
   private get gr() {
@@ -144,8 +160,15 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return out;
   }
 
-  async create(ctx: RequestContext, input: T, _opts: WriteOptions): Promise<T> {
+  async create(ctx: RequestContext, input: T, opts: WriteOptions): Promise<T> {
     this.requireMainResource('create');
+    const obj = structuredClone(input);
+    this.fields.recordUpdate(undefined, obj, opts.fieldManager);
+    return this.createObject(ctx, obj);
+  }
+
+  /** Creates `input`, whose managedFields are already recorded. */
+  private async createObject(ctx: RequestContext, input: T): Promise<T> {
     if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     const generateName = !input.metadata?.name && input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
@@ -177,11 +200,47 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   }
 
   async update(ctx: RequestContext, name: string, fn: UpdateFn<T>, opts: WriteOptions): Promise<UpdateOutput<T>> {
+    return this.write(ctx, name, fn, { retryOnConflict: opts.retryOnConflict ?? false, recordAs: opts.fieldManager });
+  }
+
+  async apply(ctx: RequestContext, name: string, config: Record<string, unknown>, opts: ApplyOptions): Promise<UpdateOutput<T>> {
+    const meta = (config.metadata ?? {}) as { name?: unknown };
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+    }
+    // A configuration without a name applies to the object the URL names.
+    const named = meta.name === undefined ? { ...config, metadata: { ...meta, name } } : config;
+    const applyTo = (current: T | undefined) => this.fields.apply(current, named, opts.fieldManager, opts.force) as T;
+    return this.write(ctx, name, applyTo, { retryOnConflict: true, createIfMissing: !this.subresource });
+  }
+
+  /**
+   * kube's GuaranteedUpdate: read, compute the new object, write if the version is unchanged.
+   * `recordAs` records the write in managedFields (apply computes them itself);
+   * `createIfMissing` creates from fn(undefined) when there is no object (apply).
+   */
+  private async write(
+    ctx: RequestContext,
+    name: string,
+    fn: UpdateFn<T>,
+    opts: { retryOnConflict: boolean; recordAs?: string; createIfMissing?: boolean },
+  ): Promise<UpdateOutput<T>> {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.read(name);
-      if (!kv) throw notFound(this.gr, name);
+      if (!kv) {
+        if (!opts.createIfMissing) throw notFound(this.gr, name);
+        const fresh = structuredClone(await fn(undefined));
+        try {
+          return { object: await this.createObject(ctx, fresh), created: true };
+        } catch (err) {
+          // Created by someone else meanwhile: apply to theirs.
+          if (isStatusError(err) && err.status.reason === 'AlreadyExists' && attempt < MAX_RETRIES) continue;
+          throw err;
+        }
+      }
       const old = decodeObject<T>(kv);
       const obj = structuredClone(await fn(structuredClone(old)));
+      if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);
       const clientRV = obj.metadata.resourceVersion ?? '';
       if (!clientRV && !this.strategy.allowUnconditionalUpdate) {
         throw invalid(groupKindOf(this.definition), name, [

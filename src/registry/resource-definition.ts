@@ -48,6 +48,11 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   /** Component name of the list kind's schema. */
   listSchemaName: string;
   /**
+   * The kind's zero value as kube-apiserver serializes an empty Go object (fields without
+   * omitempty present): what field ownership compares a create against.
+   */
+  zeroValue(): Record<string, unknown>;
+  /**
    * Field-selector attributes of an object, `metadata.name` included (kube's GetAttrs).
    * Keys are the selectable field labels.
    */

@@ -43,6 +43,13 @@ export interface WriteOptions {
  */
 export type UpdateFn<T extends KubeObject> = (current: T | undefined) => T | Promise<T>;
 
+export interface ApplyOptions {
+  /** The applier (required for apply). */
+  fieldManager: string;
+  /** Take ownership of conflicting fields instead of failing with 409. */
+  force: boolean;
+}
+
 export interface UpdateOutput<T extends KubeObject> {
   object: T;
   created: boolean;
@@ -78,6 +85,8 @@ export interface RestStorage<T extends KubeObject = KubeObject> {
   list(ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>>;
   create(ctx: RequestContext, obj: T, opts: WriteOptions): Promise<T>;
   update(ctx: RequestContext, name: string, fn: UpdateFn<T>, opts: WriteOptions): Promise<UpdateOutput<T>>;
+  /** Server-side apply of a configuration; creates the object when it does not exist (main resource only). */
+  apply(ctx: RequestContext, name: string, config: Record<string, unknown>, opts: ApplyOptions): Promise<UpdateOutput<T>>;
   delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteOutput<T>>;
   deleteCollection(ctx: RequestContext, opts: DeleteOptions, query: ListQuery): Promise<ListOutput<T>>;
   /** Changes matching the query's selectors; ends when `signal` aborts. */

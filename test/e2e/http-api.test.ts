@@ -98,10 +98,10 @@ describe('HTTP API', () => {
       assertStatus(await server.request('GET', SC, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } }), 406, 'NotAcceptable');
       assertStatus(await server.request('POST', SC, { body: 'x', headers: { 'Content-Type': 'text/plain' } }), 415, 'UnsupportedMediaType');
       assertStatus(
-        await server.request('PATCH', `${SC}/named`, { body: '{}', headers: { 'Content-Type': 'application/apply-patch+yaml' } }),
+        await server.request('PATCH', `${SC}/named`, { body: '{}', headers: { 'Content-Type': 'application/xml' } }),
         415,
         'UnsupportedMediaType',
-        /accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/strategic-merge-patch\+json/,
+        /accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/strategic-merge-patch\+json, application\/apply-patch\+yaml$/,
       );
     });
 

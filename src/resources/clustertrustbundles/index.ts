@@ -23,6 +23,7 @@ export const clusterTrustBundles: ResourceDefinition<ClusterTrustBundle> = {
   schemas: clusterTrustBundleSchemas,
   schemaName: CTB_SCHEMA,
   listSchemaName: CTB_LIST_SCHEMA,
+  zeroValue: () => ({ metadata: { creationTimestamp: null }, spec: { trustBundle: '' } }),
   selectableFields: (o) => ({ 'metadata.name': o.metadata.name ?? '', 'spec.signerName': o.spec?.signerName ?? '' }),
   unknownFieldLabelMessage: (label) => `field label not supported: ${label}`,
 };

@@ -23,6 +23,7 @@ export const serviceCIDRs: ResourceDefinition<ServiceCIDR> = {
   schemas: serviceCIDRSchemas,
   schemaName: SC_SCHEMA,
   listSchemaName: SC_LIST_SCHEMA,
+  zeroValue: () => ({ metadata: { creationTimestamp: null }, spec: {}, status: {} }),
   selectableFields: (o) => ({ 'metadata.name': o.metadata.name ?? '', 'metadata.namespace': '' }),
   unknownFieldLabelMessage: (label) => `"${label}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
 };
