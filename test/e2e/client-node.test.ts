@@ -1,5 +1,6 @@
 // @kubernetes/client-node against the real server: an Informer (list, then watch from the list's
-// resourceVersion) stays in sync through writes and through a restart of the server.
+// resourceVersion) stays in sync through writes and through a restart of the server; the object
+// API's default strategic patch and its ServerSideApply strategy.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,5 +66,51 @@ describe('client-node informer', () => {
     await write('PATCH', `${PATH}/one`, { metadata: { labels: { v: '3' } } });
     await waitFor('changes after the restart', () => names().join() === 'one,three' && labelOf('one') === '3');
     assert.deepEqual(seen.slice(0, 4), ['add one', 'add two', 'update one', 'delete two']);
+  });
+});
+
+describe('client-node KubernetesObjectApi patch and apply', () => {
+  let server: TestServer;
+  let client: k8s.KubernetesObjectApi;
+  before(async () => {
+    server = await startServer();
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(server.kubeconfigPath);
+    client = k8s.KubernetesObjectApi.makeApiClient(kc);
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  const sc = (metadata: Record<string, unknown>) => ({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name: 'via-client', ...metadata }, spec: { cidrs: ['10.50.0.0/24'] } });
+
+  test('the default strategic merge patch merges finalizers as a set', async () => {
+    await client.create(sc({ finalizers: ['example.com/a'] }));
+    const patched = await client.patch({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name: 'via-client', finalizers: ['example.com/b'] } });
+    assert.deepEqual(patched.metadata?.finalizers, ['example.com/a', 'example.com/b']);
+    // client-node sends no fieldManager: the user agent's product ("node-fetch") is the manager,
+    // and its create and patch merge into one Update entry owning both finalizers.
+    const entries = patched.metadata?.managedFields ?? [];
+    assert.deepEqual(entries.map((e) => [e.manager, e.operation]), [['node-fetch', 'Update']]);
+    assert.deepEqual(Object.keys((entries[0]!.fieldsV1 as any)['f:metadata']['f:finalizers']), ['.', 'v:"example.com/a"', 'v:"example.com/b"']);
+  });
+
+  test('ServerSideApply: applies with a field manager, conflicts without force, wins with it', async () => {
+    const apply = (labels: Record<string, string>, manager: string, force: boolean) =>
+      client.patch(sc({ labels }), undefined, undefined, manager, force, k8s.PatchStrategy.ServerSideApply);
+    const first = await apply({ owner: 'ctrl-a' }, 'ctrl-a', false);
+    assert.equal(first.metadata?.labels?.owner, 'ctrl-a');
+    await assert.rejects(apply({ owner: 'ctrl-b' }, 'ctrl-b', false), (err: unknown) => {
+      const e = err as { code?: number; body?: string };
+      assert.equal(e.code, 409);
+      assert.match(String(e.body), /Apply failed with 1 conflict: conflict with \\"ctrl-a\\": .metadata.labels.owner/);
+      return true;
+    });
+    const forced = await apply({ owner: 'ctrl-b' }, 'ctrl-b', true);
+    assert.equal(forced.metadata?.labels?.owner, 'ctrl-b');
+    const appliers = forced.metadata?.managedFields?.filter((e) => e.operation === 'Apply').map((e) => e.manager).sort();
+    assert.deepEqual(appliers, ['ctrl-a', 'ctrl-b']);
+    // Clean up the finalizer so the server can stop with nothing pending.
+    await client.patch({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name: 'via-client', finalizers: null } } as never, undefined, undefined, undefined, undefined, k8s.PatchStrategy.MergePatch);
   });
 });
