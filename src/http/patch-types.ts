@@ -5,7 +5,7 @@ import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { decodeBody } from '../apimachinery/decode.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { applyMergePatch } from '../apimachinery/merge-patch.js';
-import { badRequest, invalid, isStatusError, unprocessable, unsupportedMediaType } from '../apimachinery/status-error.js';
+import { badRequest, invalid, isStatusError, requestEntityTooLarge, unprocessable, unsupportedMediaType } from '../apimachinery/status-error.js';
 import { applyStrategicMergePatch, StrategicPatchError } from '../apimachinery/strategic-merge-patch.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { writeQuery, type FieldValidation, type WriteQuery } from './query-options.js';
@@ -89,19 +89,45 @@ export function applyPatch(type: MergingPatchType, current: Record<string, unkno
   }
 }
 
+/** kube's bound on the operations of one JSON patch. */
+const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
+/**
+ * RFC 6902, one operation at a time, so that `copy` can be bounded before it allocates: copies
+ * adding up to more than 3 MiB are refused (a few copies of copies would otherwise grow the
+ * object exponentially).
+ */
 function applyJsonPatch(current: Record<string, unknown>, ops: jsonpatch.Operation[]): Record<string, unknown> {
-  const validation = jsonpatch.validate(ops, current);
-  if (validation) throw unprocessable(jsonPatchMessage(validation));
-  let result: Record<string, unknown>;
+  if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`);
+  }
+  let doc = structuredClone(current);
+  let copied = 0;
   try {
-    result = jsonpatch.applyPatch(structuredClone(current), ops, true, true).newDocument;
+    ops.forEach((op, i) => {
+      if (op?.op === 'copy' && typeof op.from === 'string') {
+        let value: unknown;
+        try {
+          value = jsonpatch.getValueByPointer(doc, op.from);
+        } catch {
+          value = undefined;
+        }
+        copied += value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
+        if (copied > MAX_PATCHED_BYTES) {
+          throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${MAX_PATCHED_BYTES}`);
+        }
+      }
+      doc = jsonpatch.applyOperation(doc, op, true, true, true, i).newDocument;
+    });
   } catch (err) {
+    if (isStatusError(err)) throw err;
     throw unprocessable(jsonPatchMessage(err));
   }
-  if (Buffer.byteLength(JSON.stringify(result)) > MAX_PATCHED_BYTES) {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw unprocessable('the patched document is not a JSON object');
+  if (Buffer.byteLength(JSON.stringify(doc)) > MAX_PATCHED_BYTES) {
     throw unprocessable(`the patched object is larger than ${MAX_PATCHED_BYTES} bytes`);
   }
-  return result;
+  return doc;
 }
 
 function jsonPatchMessage(err: unknown): string {
