@@ -12,9 +12,14 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   method: string;
   path: string;
-  /** A body; `[<id>]` in it is replaced by a fresh id per request (unique names for creates). */
+  /** A body; `[<id>]` in it is replaced by a fresh number per request (so every write changes something). */
   body?: string;
+  /** `[<slot>]` in the path and body cycles through 0 … slots-1 (spreads writes over objects). */
+  slots?: number;
 }
+
+const ID = '[<id>]';
+const SLOT = '[<slot>]';
 
 export interface LoadResult {
   requests: number;
@@ -25,6 +30,14 @@ export interface LoadResult {
 }
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  let next = 0;
+  const body = opts.body;
+  // autocannon's own idReplacement sends nothing here, so vary the body per request ourselves.
+  const varies = !!body?.includes(ID) || opts.path.includes(SLOT);
+  const fill = (text: string, n: number) => text.replaceAll(ID, String(n)).replaceAll(SLOT, String(n % (opts.slots ?? 1)));
+  const requests = varies
+    ? [{ setupRequest: (req: autocannon.Request) => { const n = ++next; return { ...req, path: fill(opts.path, n), ...(body ? { body: fill(body, n) } : {}) }; } }]
+    : undefined;
   const result = await autocannon({
     url: `${opts.url}${opts.path}`,
     method: opts.method as 'GET',
@@ -32,8 +45,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     pipelining: 1,
     duration: opts.durationMs / 1000,
     headers: { 'content-type': 'application/json', ...opts.headers },
-    body: opts.body,
-    idReplacement: opts.body?.includes('[<id>]') ?? false,
+    body,
+    ...(requests ? { requests } : {}),
     tlsOptions: { ca: opts.ca },
   });
   const ok = result['2xx'];

@@ -15,6 +15,7 @@ import { runLoad, type LoadResult } from './http-load.js';
 import { rawSqliteInsertRate } from './storage-baseline.js';
 import { benchCtbValidation } from './ctb-validation-bench.js';
 import { benchWatchFanOut } from './watch-bench.js';
+import { benchPatchTypes } from './patch-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -128,6 +129,25 @@ async function main(): Promise<void> {
     };
     await compare('get    ', `${SC}/bench-get`, 0.4);
     await compare('list100', `${SC}?limit=100`);
+
+    console.log('');
+    for (const connections of [1, 16]) {
+      const rows = await benchPatchTypes({
+        url: server.url,
+        ca: server.ca,
+        token: server.token,
+        durationMs: DURATION_MS,
+        connections,
+        create: async (name) => {
+          // A second pass reuses the objects the first created.
+          await fetchBody(server, SC, 'POST', JSON.stringify({ ...scidr(name, 200), spec: { cidrs: ['10.200.0.0/24'] } })).catch(() => undefined);
+        },
+      });
+      for (const r of rows) {
+        const verdict = r.label === 'server-side apply' ? `  (target: costs ≤ 3× an update, i.e. ratio ≥ 0.33: ${r.ratioToUpdate >= 1 / 3 ? 'met' : 'NOT met'})` : '';
+        console.log(`${`${r.label} ${String(connections).padStart(2)} conn`.padEnd(26)} ${fmt(r.result)}   ratio to update ${r.ratioToUpdate.toFixed(2)}×${verdict}`);
+      }
+    }
 
     const watchers = Number(process.env.BENCH_WATCHERS ?? 1000);
     const w = await benchWatchFanOut({ url: server.url, ca: server.ca, token: server.token, serverPid: server.child.pid!, watchers, writesPerSecond: 100, durationMs: 5000 });

@@ -21,7 +21,8 @@ import { watchObjects } from './object-watch.js';
 import { translateStorageError } from './storage-errors.js';
 import type { Strategy } from './strategy.js';
 
-const MAX_RETRIES = 8;
+/** Lost races re-run the write (kube retries without bound); enough for any realistic number of concurrent writers. */
+const MAX_RETRIES = 100;
 const GENERATE_NAME_ATTEMPTS = 8;
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_PREFIX = 58;

@@ -153,4 +153,20 @@ describe('server-side apply over HTTPS', () => {
       ['replacer', { 'f:metadata': { 'f:labels': { '.': {}, 'f:via': {} } } }],
     ]);
   });
+
+  test('concurrent patches and applies to one object all land (lost races are retried)', async () => {
+    const base = { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'busy' }, spec: { cidrs: ['10.17.0.0/24'] } };
+    assert.equal((await server.request('POST', SC, { body: base })).status, 201);
+    const patches = Array.from({ length: 20 }, (_, i) =>
+      server.request('PATCH', `${SC}/busy?fieldManager=patcher-${i}`, { body: { metadata: { labels: { [`p${i}`]: 'x' } } }, headers: MERGE }),
+    );
+    const applies = Array.from({ length: 10 }, (_, i) =>
+      server.request('PATCH', `${SC}/busy?fieldManager=applier-${i}`, { body: { ...base, spec: undefined, metadata: { name: 'busy', labels: { [`a${i}`]: 'y' } } }, headers: APPLY }),
+    );
+    for (const r of await Promise.all([...patches, ...applies])) assert.equal(r.status, 200, r.text);
+    const obj = (await server.request('GET', `${SC}/busy`)).json;
+    assert.equal(Object.keys(obj.metadata.labels).length, 30, JSON.stringify(obj.metadata.labels));
+    const appliers = obj.metadata.managedFields.filter((e: any) => e.operation === 'Apply').map((e: any) => e.manager).sort();
+    assert.deepEqual(appliers, Array.from({ length: 10 }, (_, i) => `applier-${i}`).sort());
+  });
 });
