@@ -1,6 +1,7 @@
 // @kubernetes/client-node against the real server: an Informer (list, then watch from the list's
-// resourceVersion) stays in sync through writes and through a restart of the server; the object
-// API's default strategic patch and its ServerSideApply strategy.
+// resourceVersion) stays in sync through writes, a restart of the server and a 410 after
+// compaction (it relists); the object API's default strategic patch and its ServerSideApply
+// strategy.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +70,59 @@ describe('client-node informer', () => {
   });
 });
 
+describe('client-node informer after compaction', () => {
+  let server: TestServer;
+  let informer: (k8s.Informer<k8s.KubernetesObject> & k8s.ObjectCache<k8s.KubernetesObject>) | undefined;
+  after(async () => {
+    await informer?.stop();
+    await server?.stop();
+  });
+
+  test('a watch resumed from a compacted resourceVersion gets 410; the informer relists and catches up', async () => {
+    const args = ['--etcd-compaction-interval', '1s'];
+    server = await startServer({ args });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(server.kubeconfigPath);
+    const api = kc.makeApiClient(k8s.CustomObjectsApi);
+    const inf = k8s.makeInformer(kc, PATH, () => api.listClusterCustomObject({ group: GROUP, version: 'v1', plural: 'servicecidrs' }) as never);
+    informer = inf;
+    const events: string[] = [];
+    inf.on('add', (o) => events.push(`add ${o.metadata?.name}`));
+    inf.on('update', (o) => events.push(`update ${o.metadata?.name}`));
+    inf.on('delete', (o) => events.push(`delete ${o.metadata?.name}`));
+    inf.on('error', () => undefined); // while the server is down; restarted by hand below
+    await inf.start();
+    const names = () => inf.list().map((o) => o.metadata?.name).sort().join();
+    const sc = (name: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: ['10.60.0.0/24'] } });
+    await server.request('POST', PATH, { body: sc('keep') });
+    await server.request('POST', PATH, { body: sc('gone') });
+    await waitFor('the first two objects', () => names() === 'gone,keep');
+    // makeInformer returns a ListWatch, which also reports the version it resumes from.
+    const seenVersion = (inf as unknown as k8s.ListWatch<k8s.KubernetesObject>).latestResourceVersion();
+    assert.match(seenVersion, /^\d+$/);
+
+    // The informer loses its server; meanwhile objects change and that history is compacted away.
+    const { port, dataDir } = server;
+    await server.stop({ keepData: true });
+    server = await startServer({ dataDir, removeOnStop: true, args: ['--secure-port', String(port), ...args] });
+    await server.request('DELETE', `${PATH}/gone`);
+    await server.request('POST', PATH, { body: sc('new') });
+    await server.request('PATCH', `${PATH}/keep`, { body: { metadata: { labels: { v: 'after' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    let expired = false;
+    for (let i = 0; i < 100 && !expired; i++) {
+      const r = await server.request('GET', `${PATH}?resourceVersion=${seenVersion}&resourceVersionMatch=Exact`);
+      expired = r.status === 410;
+      if (!expired) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(expired, 'the informer\'s resourceVersion was compacted');
+
+    await inf.start();
+    await waitFor('the relist', () => names() === 'keep,new' && inf.list().find((o) => o.metadata?.name === 'keep')?.metadata?.labels?.v === 'after');
+    assert.ok(events.includes('delete gone'), events.join());
+    assert.ok(events.includes('add new'), events.join());
+  });
+});
+
 describe('client-node KubernetesObjectApi patch and apply', () => {
   let server: TestServer;
   let client: k8s.KubernetesObjectApi;
@@ -86,7 +140,7 @@ describe('client-node KubernetesObjectApi patch and apply', () => {
 
   test('the default strategic merge patch merges finalizers as a set', async () => {
     await client.create(sc({ finalizers: ['example.com/a'] }));
-    const patched = await client.patch({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name: 'via-client', finalizers: ['example.com/b'] } });
+    const patched: k8s.KubernetesObject = await client.patch({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name: 'via-client', finalizers: ['example.com/b'] } });
     assert.deepEqual(patched.metadata?.finalizers, ['example.com/a', 'example.com/b']);
     // client-node sends no fieldManager: the user agent's product ("node-fetch") is the manager,
     // and its create and patch merge into one Update entry owning both finalizers.
@@ -96,8 +150,8 @@ describe('client-node KubernetesObjectApi patch and apply', () => {
   });
 
   test('ServerSideApply: applies with a field manager, conflicts without force, wins with it', async () => {
-    const apply = (labels: Record<string, string>, manager: string, force: boolean) =>
-      client.patch(sc({ labels }), undefined, undefined, manager, force, k8s.PatchStrategy.ServerSideApply);
+    const apply = (labels: Record<string, string>, manager: string, force: boolean): Promise<k8s.KubernetesObject> =>
+      client.patch<k8s.KubernetesObject>(sc({ labels }), undefined, undefined, manager, force, k8s.PatchStrategy.ServerSideApply);
     const first = await apply({ owner: 'ctrl-a' }, 'ctrl-a', false);
     assert.equal(first.metadata?.labels?.owner, 'ctrl-a');
     await assert.rejects(apply({ owner: 'ctrl-b' }, 'ctrl-b', false), (err: unknown) => {
