@@ -1,6 +1,7 @@
 // Watch fan-out over HTTPS: N watchers on one server (a child process), writes at a fixed rate;
-// reports delivered events/s, p99 from a write's response to each watcher receiving it, and the
-// server's resident memory per idle watcher (RSS delta / N). Called from bench/run.ts.
+// reports the write rate achieved, delivered events/s, p99 from a write's response to each
+// watcher receiving it, and the server's resident memory per idle watcher (RSS delta / N).
+// Called from bench/run.ts, with many watchers at a low rate and few at a high rate.
 
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ export interface WatchBenchOptions {
 export interface WatchBenchResult {
   watchers: number;
   writes: number;
+  /** Writes that completed per second (did the server keep up with the asked rate?). */
+  writesPerSecond: number;
   delivered: number;
   deliveredPerSecond: number;
   p50Ms: number;
@@ -34,6 +37,8 @@ const rssBytes = (pid: number): number => {
 
 export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBenchResult> {
   const url = new URL(o.url);
+  // A label per run, so that one run's watchers never see another run's objects.
+  const label = `watch-${o.watchers}-${o.writesPerSecond}`;
   const agent = new https.Agent({ ca: o.ca, keepAlive: false, maxSockets: Infinity });
   const headers = { Authorization: `Bearer ${o.token}` };
   const written = new Map<string, number>();
@@ -47,7 +52,7 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
       { length: o.watchers },
       () =>
         new Promise<void>((resolve, reject) => {
-          const req = https.request({ agent, host: url.hostname, port: url.port, path: `${SC}?watch=true&resourceVersion=0&labelSelector=bench%3Dwatch`, headers }, (res) => {
+          const req = https.request({ agent, host: url.hostname, port: url.port, path: `${SC}?watch=true&resourceVersion=0&labelSelector=bench%3D${label}`, headers }, (res) => {
             let buf = '';
             res.on('data', (c: Buffer) => {
               buf += c.toString();
@@ -55,7 +60,7 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
               while ((nl = buf.indexOf('\n')) >= 0) {
                 const line = buf.slice(0, nl);
                 buf = buf.slice(nl + 1);
-                const name = /"name":"(watch-bench-\d+)"/.exec(line)?.[1];
+                const name = /"name":"(watch-bench-\d+-\d+)"/.exec(line)?.[1];
                 if (!name) continue;
                 // The event can beat the write's own response to this client: that is 0 ms.
                 const at = written.get(name);
@@ -76,20 +81,24 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
   await new Promise((r) => setTimeout(r, 1000));
   const idleBytesPerWatcher = Math.max(0, rssBytes(o.serverPid) - rssBefore) / o.watchers;
 
-  // Writes at a fixed rate; each watcher must see each one.
+  // Writes at a fixed rate (open loop, over keep-alive connections, at most 64 in flight);
+  // each watcher must see each one.
+  const writeAgent = new https.Agent({ ca: o.ca, keepAlive: true, maxSockets: 64 });
   const interval = 1000 / o.writesPerSecond;
   const total = Math.floor((o.durationMs / 1000) * o.writesPerSecond);
   const started = performance.now();
   let writes = 0;
+  const inFlight = new Set<Promise<void>>();
   for (let i = 0; i < total; i++) {
     const due = started + i * interval;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const name = `watch-bench-${i}`;
-    const body = JSON.stringify({ metadata: { name, labels: { bench: 'watch' } }, spec: { cidrs: ['10.0.0.0/8'] } });
-    await new Promise<void>((resolve) => {
+    if (inFlight.size >= 64) await Promise.race(inFlight);
+    const name = `watch-bench-${o.writesPerSecond}-${i}`;
+    const body = JSON.stringify({ metadata: { name, labels: { bench: label } }, spec: { cidrs: ['10.0.0.0/8'] } });
+    const write = new Promise<void>((resolve) => {
       const req = https.request(
-        { agent, host: url.hostname, port: url.port, method: 'POST', path: SC, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) } },
+        { agent: writeAgent, host: url.hostname, port: url.port, method: 'POST', path: SC, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) } },
         (res) => {
           res.resume();
           res.on('end', () => {
@@ -104,7 +113,12 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
       req.on('error', () => resolve());
       req.end(body);
     });
+    inFlight.add(write);
+    void write.then(() => inFlight.delete(write));
   }
+  await Promise.all(inFlight);
+  const writeSeconds = (performance.now() - started) / 1000;
+  writeAgent.destroy();
   // Let the last events arrive (bounded).
   const expected = writes * o.watchers;
   for (let t = 0; t < 100 && delivered < expected; t++) await new Promise((r) => setTimeout(r, 50));
@@ -113,5 +127,5 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { watchers: o.watchers, writes, delivered, deliveredPerSecond: (delivered / elapsed) * 1000, p50Ms: pct(0.5), p99Ms: pct(0.99), idleBytesPerWatcher };
+  return { watchers: o.watchers, writes, writesPerSecond: writes / writeSeconds, delivered, deliveredPerSecond: (delivered / elapsed) * 1000, p50Ms: pct(0.5), p99Ms: pct(0.99), idleBytesPerWatcher };
 }

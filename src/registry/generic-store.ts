@@ -14,7 +14,7 @@ import { badRequest, conflict, invalid, isStatusError, methodNotSupported, notFo
 import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/revisioned-store.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseResourceVersion, parseSelectors } from './list-options.js';
-import { decodeObject, encodeObject, sameStoredForm } from './object-codec.js';
+import { decodeObject, decodeShared, encodeObject, sameStoredForm } from './object-codec.js';
 import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
 import { watchObjects } from './object-watch.js';
@@ -146,7 +146,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       for (; i < page.kvs.length && (!limit || items.length < limit); i++) {
         const kv = page.kvs[i]!;
         lastKey = kv.key;
-        const obj = decodeObject<T>(kv);
+        // Shared with every other reader of this stored value (the watch cache keeps values
+        // alive), so a list from the cache decodes each object once, not once per list.
+        const obj = decodeShared<T>(kv);
         if (matchesSelectors(this.definition, selectors, obj)) items.push(obj);
       }
       if (limit && items.length >= limit) {

@@ -20,6 +20,7 @@ export interface ListQuery {
 }
 
 export interface ListOutput<T extends KubeObject> {
+  /** Read-only: items may be shared with other readers of the same stored values. */
   items: T[];
   resourceVersion: string;
   continue?: string;

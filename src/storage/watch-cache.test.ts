@@ -22,6 +22,36 @@ describeRevisionedStore('watch cache over memory', async () => {
 const bytes = (s: string) => new TextEncoder().encode(s);
 
 describe('watch cache', () => {
+  test('later pages of a paged list come from memory while the snapshot is current, else from the store', async () => {
+    const store = new MemoryStore();
+    let storeLists = 0;
+    const list = store.list.bind(store);
+    store.list = (prefix, opts) => {
+      storeLists++;
+      return list(prefix, opts);
+    };
+    const cache = await WatchCache.start({ store, prefix: '/r/' });
+    try {
+      for (const k of ['1', '2', '3', '4']) await store.optimisticPut(`/r/${k}`, bytes(k), 0);
+      await store.optimisticPut('/other/x', bytes('x'), 0); // moves the revision, not the prefix
+      const first = await cache.list('/r/', { limit: 2 });
+      const before = storeLists;
+      const rest = await cache.list('/r/', { limit: 2, startAfter: '/r/2', revision: first.revision });
+      assert.deepEqual(rest.kvs.map((kv) => kv.key), ['/r/3', '/r/4']);
+      assert.equal(rest.revision, first.revision);
+      assert.equal(storeLists, before, 'served from memory');
+
+      await store.optimisticPut('/r/5', bytes('5'), 0);
+      await cache.list('/r/'); // the cache has caught up with the change
+      const stale = await cache.list('/r/', { limit: 10, startAfter: '/r/2', revision: first.revision });
+      assert.deepEqual(stale.kvs.map((kv) => kv.key), ['/r/3', '/r/4'], 'the old snapshot, from the store');
+      assert.equal(storeLists, before + 1);
+    } finally {
+      await cache.close();
+      await store.close();
+    }
+  });
+
   test('one store watch fans out to many watchers; lists come from memory once fresh', async () => {
     const store = new MemoryStore();
     const cache = await WatchCache.start({ store, prefix: '/r/' });

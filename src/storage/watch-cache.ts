@@ -33,6 +33,8 @@ export class WatchCache implements RevisionedStore {
   /** Events above this revision are in the window (or still to come). */
   private windowStart = 0;
   private revision = 0;
+  /** The revision of the last change under the prefix (at start: the revision listed). */
+  private lastChange = 0;
   private readonly hub: WatchHub;
   private readonly stopped = new AbortController();
   private upstream: StoreWatch | undefined;
@@ -58,6 +60,7 @@ export class WatchCache implements RevisionedStore {
     const list = await this.store.list(this.prefix);
     for (const kv of list.kvs) this.items.set(kv.key, kv);
     this.revision = list.revision;
+    this.lastChange = list.revision;
     this.windowStart = list.revision;
     this.upstream = this.store.watch(this.prefix, { afterRevision: list.revision, signal: this.stopped.signal });
   }
@@ -76,6 +79,7 @@ export class WatchCache implements RevisionedStore {
     if (e.type !== 'progress') {
       if (e.type === 'put') this.items.set(e.kv.key, e.kv);
       else this.items.delete(e.key);
+      this.lastChange = e.revision;
       this.sortedKeys = undefined;
       this.window.push(e);
       if (this.window.length > this.windowSize) this.windowStart = this.window.shift()!.revision;
@@ -129,20 +133,36 @@ export class WatchCache implements RevisionedStore {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    if (opts.revision || !this.covers(prefix) || !(await this.fresh())) return this.store.list(prefix, opts);
+    if (!this.covers(prefix)) return this.store.list(prefix, opts);
+    let revision = this.revision;
+    if (opts.revision) {
+      // A past snapshot the cache still is: nothing under the prefix changed since (the later
+      // pages of a paged list, typically). Anything older is the store's to answer.
+      if (opts.revision < this.lastChange || opts.revision > this.revision) return this.store.list(prefix, opts);
+      revision = opts.revision;
+    } else if (!(await this.fresh())) {
+      return this.store.list(prefix, opts);
+    } else {
+      revision = this.revision;
+    }
     this.sortedKeys ??= [...this.items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const keys = this.sortedKeys;
     const kvs: KeyValue[] = [];
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     let more = false;
-    for (const key of this.sortedKeys) {
-      if (!key.startsWith(prefix) || (opts.startAfter !== undefined && key <= opts.startAfter)) continue;
+    for (let i = firstAfter(keys, opts.startAfter ?? prefix); i < keys.length; i++) {
+      const key = keys[i]!;
+      if (!key.startsWith(prefix)) {
+        if (key > prefix) break;
+        continue;
+      }
       if (kvs.length >= limit) {
         more = true;
         break;
       }
       kvs.push(this.items.get(key)!);
     }
-    return { kvs, more, revision: this.revision };
+    return { kvs, more, revision };
   }
 
   async count(prefix: string): Promise<number> {
@@ -200,4 +220,16 @@ export class WatchCache implements RevisionedStore {
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
   }
+}
+
+/** Index of the first key greater than `after` (keys sorted ascending), by binary search. */
+function firstAfter(keys: readonly string[], after: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
