@@ -99,6 +99,19 @@ describe('kubectl patch and apply', { skip: !binary }, () => {
     assert.deepEqual(managers(obj), ['team-a/Apply', 'team-b/Apply']);
   });
 
+  test('apply --server-side --subresource=status: status is applied by its own manager, spec untouched', async () => {
+    const manifest = { ...scidr('with-status', ['10.45.0.0/24']), status: { conditions: [READY] } };
+    const file = kubectl.manifest('status.json', manifest);
+    assert.equal((await kubectl(['apply', '--server-side', '-f', file])).code, 0);
+    assert.equal((await live('with-status')).status, undefined, 'the main resource ignores status');
+    const r = await kubectl(['apply', '--server-side', '--subresource=status', '--field-manager=ctl', '-f', kubectl.manifest('status2.json', { ...manifest, spec: { cidrs: ['10.46.0.0/24'] } })]);
+    assert.equal(r.stdout.trim(), 'servicecidr.networking.platform.io/with-status serverside-applied', r.stderr);
+    const obj = await live('with-status');
+    assert.equal(obj.status.conditions[0].type, 'Ready');
+    assert.deepEqual(obj.spec.cidrs, ['10.45.0.0/24']);
+    assert.deepEqual(managers(obj), ['ctl/Apply/status', 'kubectl/Apply']);
+  });
+
   test('diff shows what apply would change and exits 1; 0 when nothing would', async () => {
     const file = kubectl.manifest('diff.json', scidr('ssa', ['10.43.0.0/24'], { labels: { owner: 'b', extra: 'new' } }));
     const changed = await kubectl(['diff', '--server-side', '--field-manager=team-b', '-f', file]);
