@@ -208,5 +208,13 @@ describe('FieldManager: apply', () => {
     const unknown = statusError(() => main.apply(undefined, { ...config({}), spec: { cidrs: [], bogus: 1 } }, 'ci', false));
     assert.equal(unknown.code, 400);
     assert.equal(unknown.status.message, 'failed to create typed patch object (/demo; networking.platform.io/v1, Kind=ServiceCIDR): .spec.bogus: field not declared in schema');
+    const keyless = statusError(() => main.apply(undefined, { ...config({}), status: { conditions: [{ status: 'True' }] } }, 'ci', false));
+    assert.equal(keyless.code, 400);
+    assert.equal(
+      keyless.status.message,
+      'failed to create typed patch object (/demo; networking.platform.io/v1, Kind=ServiceCIDR): .status.conditions: element 0: associative list with keys has an element that omits key field "type"',
+    );
+    const twice = statusError(() => main.apply(undefined, config({ finalizers: ['a', 'b', 'a'] }), 'ci', false));
+    assert.match(twice.status.message ?? "", /: \.metadata\.finalizers: duplicate entries for key \[="a"\]$/);
   });
 });

@@ -12,7 +12,7 @@ import { decodeTyped } from '../typed-decode.js';
 import { applyConflictError, type FieldConflict } from './conflict-error.js';
 import { FieldSet, type FieldPathElements } from './field-set.js';
 import { capUpdateManagers, decodeManagedFields, encodeManagedFields, isResetRequest, managerIdentifier, ManagedFieldsDecodeError, type Ownership, type OwnershipTable } from './managed-fields-codec.js';
-import { compare, deepEqual, merge, removeFields, toFieldSet, type Comparison } from './typed-ops.js';
+import { applyConfigErrors, compare, deepEqual, merge, removeFields, toFieldSet, type Comparison } from './typed-ops.js';
 import { TypedSchema, type TypeNode } from './typed-schema.js';
 import { allowedConflictsFromLastApplied, syncLastApplied } from './last-applied.js';
 
@@ -175,8 +175,8 @@ export class FieldManager {
     if (meta && meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');
     // Wrong JSON types are a 400 from decodeTyped; fields the schema does not declare cannot be owned.
     const unknown = decodeTyped(config, this.opts.schema, this.opts.registry);
-    if (unknown.length) {
-      const problems = unknown.map((p) => `.${p}: field not declared in schema`);
+    const problems = [...unknown.map((p) => `.${p}: field not declared in schema`), ...applyConfigErrors(config, this.root)];
+    if (problems.length) {
       const detail = problems.length === 1 ? problems[0]! : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`;
       throw badRequest(`failed to create typed patch object (/${String(meta?.name ?? '')}; ${this.apiVersion}, Kind=${this.opts.kind}): ${detail}`);
     }

@@ -3,7 +3,7 @@
 // values as added / modified / removed field sets, the merge of an applied configuration into a
 // live object, and the removal of a set of fields.
 
-import { FieldSet, type PathElement } from './field-set.js';
+import { FieldSet, formatPath, type PathElement } from './field-set.js';
 import { untypedMap, type ListType, type TypeNode } from './typed-schema.js';
 
 type JsonMap = Record<string, unknown>;
@@ -50,6 +50,38 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     if (!Object.hasOwn(b, k) || !deepEqual((a as JsonMap)[k], (b as JsonMap)[k])) return false;
   }
   return true;
+}
+
+// ---- what an applied configuration may not hold ----
+
+/**
+ * Problems that make a configuration unappliable, as structured-merge-diff words them: list
+ * items without their keys, and the same key (or set value) twice.
+ */
+export function applyConfigErrors(value: unknown, type: TypeNode, path = ''): string[] {
+  const t = effective(type, value);
+  const errs: string[] = [];
+  if (t.kind === 'map' && !t.atomic && isMap(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const ft = t.field(k);
+      if (ft) errs.push(...applyConfigErrors(v, ft, `${path}.${k}`));
+    }
+  } else if (t.kind === 'list' && !t.atomic && Array.isArray(value)) {
+    const seen = new Set<PathElement>();
+    value.forEach((item, i) => {
+      let pe: PathElement;
+      try {
+        pe = listItemElement(t, item);
+      } catch (err) {
+        errs.push(`${path}: element ${i}: ${(err as Error).message}`);
+        return;
+      }
+      if (seen.has(pe)) errs.push(`${path}: duplicate entries for key ${formatPath([pe])}`);
+      seen.add(pe);
+      errs.push(...applyConfigErrors(item, t.element, `${path}${formatPath([pe])}`));
+    });
+  }
+  return errs;
 }
 
 // ---- the fields a value sets ----
