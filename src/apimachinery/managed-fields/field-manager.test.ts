@@ -107,6 +107,12 @@ describe('FieldManager: updates', () => {
     malformed.metadata.managedFields = [{ manager: 'bad', operation: 'Nope' as never, apiVersion: API_VERSION, fieldsType: 'FieldsV1', fieldsV1: {} }];
     main.recordUpdate(live, malformed, 'x');
     assert.deepEqual(malformed.metadata.managedFields, live.metadata.managedFields, 'a malformed table falls back to the live one');
+    for (const bad of [[null], ['x'], [{ manager: 'm', operation: 'Apply', apiVersion: API_VERSION, fieldsType: 'FieldsV1', fieldsV1: { 'f:x': 1 } }]]) {
+      const next = structuredClone(live);
+      next.metadata.managedFields = bad as never;
+      main.recordUpdate(live, next, 'x');
+      assert.deepEqual(next.metadata.managedFields, live.metadata.managedFields, JSON.stringify(bad));
+    }
   });
 
   test('more than ten updaters: the oldest fold into ancient-changes', () => {

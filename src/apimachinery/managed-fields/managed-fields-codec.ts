@@ -37,7 +37,9 @@ export class ManagedFieldsDecodeError extends Error {
 /** Decodes entries; throws ManagedFieldsDecodeError on any malformed entry (callers fall back). */
 export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): OwnershipTable {
   const table: OwnershipTable = new Map();
+  if (entries !== undefined && !Array.isArray(entries)) throw new ManagedFieldsDecodeError('managedFields must be a list');
   (entries ?? []).forEach((e, i) => {
+    if (typeof e !== 'object' || e === null) throw new ManagedFieldsDecodeError(`managed fields entry ${i} is not an object`);
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new ManagedFieldsDecodeError('operation must be `Apply` or `Update`');
     if (!e.apiVersion) throw new ManagedFieldsDecodeError('apiVersion must not be empty');
     if (!e.fieldsType) throw new ManagedFieldsDecodeError(`missing fieldsType in managed fields entry ${i}`);
