@@ -13,6 +13,23 @@ function mismatch(path: string, value: unknown, expected: string): never {
   throw badRequest(`json: cannot unmarshal ${jsonType(value)} into Go struct field ${path || '.'} of type ${GO_TYPE[expected] ?? expected}`);
 }
 
+function zeroValue(s: Schema | undefined): unknown {
+  if (!s || s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-int-or-string']) return null;
+  switch (s.type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'object':
+      return s.additionalProperties ? null : {};
+    default:
+      return null;
+  }
+}
+
 /** Checks `value` against `schema` in place; returns the paths of unknown fields (already removed). */
 export function decodeTyped(value: Record<string, unknown>, schema: Schema, registry: SchemaRegistry): string[] {
   const unknown: string[] = [];
@@ -30,8 +47,12 @@ function walk(value: unknown, schema: Schema | undefined, registry: SchemaRegist
       return;
     case 'array':
       if (!Array.isArray(value)) mismatch(path, value, 'array');
-      (value as unknown[]).forEach((item, i) => {
-        if (item === null) return;
+      (value as unknown[]).forEach((item, i, items) => {
+        // Go decodes a null element as the element type's zero value.
+        if (item === null) {
+          items[i] = zeroValue(resolveSchema(s.items, registry));
+          return;
+        }
         walk(item, s.items, registry, `${path}[${i}]`, unknown);
       });
       return;

@@ -207,12 +207,15 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   }
 
   async apply(ctx: RequestContext, name: string, config: Record<string, unknown>, opts: ApplyOptions): Promise<UpdateOutput<T>> {
-    const meta = (config.metadata ?? {}) as { name?: unknown };
-    if (meta.name !== undefined && meta.name !== name) {
-      throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+    const meta = config.metadata ?? {};
+    const isMap = typeof meta === 'object' && meta !== null && !Array.isArray(meta);
+    const metaName = isMap ? (meta as { name?: unknown }).name : undefined;
+    if (metaName !== undefined && metaName !== name) {
+      throw badRequest(`the name of the object (${String(metaName)}) does not match the name on the URL (${name})`);
     }
-    // A configuration without a name applies to the object the URL names.
-    const named = meta.name === undefined ? { ...config, metadata: { ...meta, name } } : config;
+    // A configuration without a name applies to the object the URL names (a metadata that is
+    // not an object is left for the field manager to refuse).
+    const named = isMap && metaName === undefined ? { ...config, metadata: { ...meta, name } } : config;
     const applyTo = (current: T | undefined) => this.fields.apply(current, named, opts.fieldManager, opts.force) as T;
     return this.write(ctx, name, applyTo, { retryOnConflict: true, createIfMissing: !this.subresource });
   }

@@ -169,4 +169,13 @@ describe('server-side apply over HTTPS', () => {
     const appliers = obj.metadata.managedFields.filter((e: any) => e.operation === 'Apply').map((e: any) => e.manager).sort();
     assert.deepEqual(appliers, Array.from({ length: 10 }, (_, i) => `applier-${i}`).sort());
   });
+
+  test('a null list element decodes as the zero value (a 422, never a 500), for POST and apply alike', async () => {
+    const body = { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'nulls', finalizers: [null] }, spec: { cidrs: ['10.18.0.0/24'] } };
+    const posted = await server.request('POST', SC, { body });
+    assert.equal(posted.status, 422, posted.text);
+    assert.match(posted.json.message, /metadata.finalizers: Invalid value: "": name part must be non-empty/);
+    const applied = await server.request('PATCH', `${SC}/nulls?fieldManager=ci`, { body, headers: APPLY });
+    assert.equal(applied.status, 422, applied.text);
+  });
 });
