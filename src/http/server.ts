@@ -22,6 +22,8 @@ import { handleSelfReview, isSelfReview, selfReviewDiscovery } from './self-revi
 import { writeStatus } from './response-writer.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** Socket write buffer threshold: above the largest object the server writes. */
+const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
 
 export interface ApiServerOptions {
   resources: readonly ResourceEndpoints[];
@@ -126,6 +128,15 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const audit = audits.get(req);
     if (audit?.wantsResponseBody && Buffer.isBuffer(payload)) audit.responseBodyWas(payload);
     return payload;
+  });
+  // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while
+  // the previous response is still draining, and a TLS socket may then hand the parser more
+  // bytes: the request fails with HPE_PAUSED and the client sees a reset. A response smaller
+  // than the socket's high-water mark never leaves it draining, so raise the mark well above
+  // object-sized responses (a threshold, not an allocation).
+  app.server.on('secureConnection', (socket: TLSSocket) => {
+    const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
+    if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
   app.setNotFoundHandler((req, reply) => render(req, reply, pathNotFound(), opts.logger));
   app.setErrorHandler((err, req, reply) => render(req, reply, err, opts.logger));
