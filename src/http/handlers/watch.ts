@@ -2,6 +2,7 @@
 // flushed per event. Errors before the stream starts are ordinary Status responses; later ones
 // are an ERROR event, then the stream ends. Bookmarks only when asked for.
 
+import type { Duplex } from 'node:stream';
 import type { KubeObject } from '../../apimachinery/object-meta.js';
 import { internal, isStatusError, notAcceptable } from '../../apimachinery/status-error.js';
 import { buildTable, parseIncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
@@ -22,6 +23,20 @@ function jsonLine(type: string, obj: KubeObject): string {
   let line = byType.get(type);
   if (line === undefined) byType.set(type, (line = `${JSON.stringify({ type, object: obj })}\n`));
   return line;
+}
+
+/** The same line as one HTTP/1.1 chunk (size, data, CRLF), encoded once for every watcher. */
+const encodedChunks = new WeakMap<object, Map<string, Buffer>>();
+function jsonChunk(type: string, obj: KubeObject): Buffer {
+  let byType = encodedChunks.get(obj);
+  if (!byType) encodedChunks.set(obj, (byType = new Map()));
+  let chunk = byType.get(type);
+  if (chunk === undefined) {
+    const data = Buffer.from(jsonLine(type, obj));
+    chunk = Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+    byType.set(type, chunk);
+  }
+  return chunk;
 }
 
 /** Without timeoutSeconds a watch lives 30–60 minutes, like kube-apiserver's. */
@@ -62,6 +77,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   input.ctx.signal.addEventListener('abort', end, { once: true });
   input.serverClosing.addEventListener('abort', end, { once: true });
 
+  const socket = res.socket;
   let tableColumnsSent = false;
   const encode = (type: string, obj: KubeObject): string => {
     if (format.kind !== 'table') return jsonLine(type, obj);
@@ -82,8 +98,19 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
         const metadata: Record<string, unknown> = { resourceVersion: ev.resourceVersion };
         if (ev.initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
         res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } })}\n`);
+      } else if (format.kind !== 'table' && socket && !socket.destroyed) {
+        // Straight to the socket as a ready-made chunk: no per-watcher encoding or framing.
+        socket.write(jsonChunk(ev.type, ev.object));
       } else {
         res.write(encode(ev.type, ev.object));
+      }
+      // A client that does not read: stop pulling events, so that the watch's own bounded
+      // queue fills and ends it, instead of the socket buffering without bound.
+      if (socket?.writableNeedDrain && !(await drained(socket, stop.signal))) {
+        // Not reading at all: end the watch (the client re-lists), as kube-apiserver ends
+        // watchers that cannot keep up.
+        socket.destroy();
+        break;
       }
     }
   } catch (err) {
@@ -96,4 +123,26 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
     input.serverClosing.removeEventListener('abort', end);
     if (!res.writableEnded) res.end();
   }
+}
+
+/** A watch whose client takes nothing for this long is ended. */
+const STUCK_CLIENT_MS = 60_000;
+
+/** Resolves true when `socket` can take more, closes, or the watch stops; false when the client is stuck. */
+function drained(socket: Duplex, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted || socket.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const finish = (ok: boolean): void => {
+      clearTimeout(timer);
+      socket.off('drain', done);
+      socket.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve(ok);
+    };
+    const done = (): void => finish(true);
+    const timer = setTimeout(() => finish(false), STUCK_CLIENT_MS);
+    socket.once('drain', done);
+    socket.once('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
