@@ -25,20 +25,6 @@ function jsonLine(type: string, obj: KubeObject): string {
   return line;
 }
 
-/** The same line as one HTTP/1.1 chunk (size, data, CRLF), encoded once for every watcher. */
-const encodedChunks = new WeakMap<object, Map<string, Buffer>>();
-function jsonChunk(type: string, obj: KubeObject): Buffer {
-  let byType = encodedChunks.get(obj);
-  if (!byType) encodedChunks.set(obj, (byType = new Map()));
-  let chunk = byType.get(type);
-  if (chunk === undefined) {
-    const data = Buffer.from(jsonLine(type, obj));
-    chunk = Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
-    byType.set(type, chunk);
-  }
-  return chunk;
-}
-
 /** Without timeoutSeconds a watch lives 30–60 minutes, like kube-apiserver's. */
 const MIN_WATCH_SECONDS = 1800;
 
@@ -98,9 +84,6 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
         const metadata: Record<string, unknown> = { resourceVersion: ev.resourceVersion };
         if (ev.initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
         res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: def.kind, apiVersion: apiVersionOf(def), metadata } })}\n`);
-      } else if (format.kind !== 'table' && socket && !socket.destroyed) {
-        // Straight to the socket as a ready-made chunk: no per-watcher encoding or framing.
-        socket.write(jsonChunk(ev.type, ev.object));
       } else {
         res.write(encode(ev.type, ev.object));
       }
