@@ -114,11 +114,7 @@ export class FieldManager {
         if (!(err instanceof ManagedFieldsDecodeError)) throw err;
       }
     }
-    try {
-      return decodeManagedFields(live.metadata?.managedFields);
-    } catch {
-      return new Map();
-    }
+    return liveTable(live);
   }
 
   /**
@@ -129,12 +125,7 @@ export class FieldManager {
   apply(live: KubeObject | undefined, config: JsonMap, manager: string, force: boolean): KubeObject {
     this.checkConfig(config);
     const liveObj = live ?? (this.opts.emptyObject() as unknown as KubeObject);
-    let table: OwnershipTable;
-    try {
-      table = decodeManagedFields(liveObj.metadata?.managedFields);
-    } catch {
-      table = new Map();
-    }
+    const table = liveTable(liveObj);
     const liveValue = withoutManagedFields(liveObj);
     const self: Ownership = { manager, operation: 'Apply', apiVersion: this.apiVersion, subresource: this.opts.subresource, set: this.ownable(toFieldSet(config, this.root)) };
     const id = managerIdentifier(self);
@@ -204,6 +195,15 @@ export class FieldManager {
     obj.metadata ??= {};
     if (entries.length) obj.metadata.managedFields = entries;
     else delete obj.metadata.managedFields;
+  }
+}
+
+/** The stored object's table; one that cannot be decoded counts as empty (as kube does). */
+function liveTable(obj: KubeObject): OwnershipTable {
+  try {
+    return decodeManagedFields(obj.metadata?.managedFields);
+  } catch {
+    return new Map();
   }
 }
 
