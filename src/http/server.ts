@@ -2,9 +2,11 @@
 // DESIGN.md's order: request id · authentication (401) · impersonation · authorization (403)
 // · body limit (413) · the verb's handler. Every failure is rendered once, as a Status.
 
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import type { ServerHttp2Session } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger, RequestContext, RequestInfo, UserInfo } from '../apimachinery/request-context.js';
 import { internal, isStatusError, pathNotFound, requestEntityTooLarge, unauthorized, type Status, type StatusError } from '../apimachinery/status-error.js';
@@ -24,6 +26,9 @@ import { writeStatus } from './response-writer.js';
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Socket write buffer threshold: above the largest object the server writes. */
 const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
+/** An HTTP/2 connection with no stream for this long is closed (Fastify's default, as for HTTP/1.1 keep-alive). */
+const HTTP2_SESSION_IDLE_MS = 72_000;
+const HTTP2_MAX_STREAMS = 1000;
 
 export interface ApiServerOptions {
   resources: readonly ResourceEndpoints[];
@@ -47,22 +52,32 @@ export interface ApiServer {
 
 export function createApiServer(opts: ApiServerOptions): ApiServer {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // HTTP/2 (what kubectl and client-go negotiate: many watches share one connection) and
+  // HTTP/1.1 on the same port. Handlers see Node's compatibility request/response objects, which
+  // share the HTTP/1.1 API, so the rest of http/ is typed against it.
   const app = Fastify({
-    https: opts.tls.clientCAPem
-      ? { cert: opts.tls.certPem, key: opts.tls.keyPem, ca: opts.tls.clientCAPem, requestCert: true, rejectUnauthorized: false }
-      : { cert: opts.tls.certPem, key: opts.tls.keyPem },
+    http2: true,
+    https: {
+      allowHTTP1: true,
+      // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client.
+      settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS },
+      cert: opts.tls.certPem,
+      key: opts.tls.keyPem,
+      ...(opts.tls.clientCAPem ? { ca: opts.tls.clientCAPem, requestCert: true, rejectUnauthorized: false } : {}),
+    },
+    http2SessionTimeout: HTTP2_SESSION_IDLE_MS,
     logger: false,
     bodyLimit: maxBody,
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
-    clientErrorHandler: (_err, socket) => {
+    clientErrorHandler: (_err: Error, socket: Socket) => {
       const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'malformed HTTP request', reason: 'BadRequest', code: 400 });
       if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       else socket.destroy();
     },
-  });
+  }) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
@@ -81,7 +96,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
     const status = toStatus(err, logger, maxBody);
     // The rest of a refused body may still be in flight: do not reuse this connection.
-    if (status.code === 413) reply.header('Connection', 'close');
+    if (status.code === 413 && req.raw.httpVersionMajor === 1) reply.header('Connection', 'close');
     writeStatus(reply, status, { pretty: false });
   };
 
@@ -135,8 +150,16 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   // than the socket's high-water mark never leaves it draining, so raise the mark well above
   // object-sized responses (a threshold, not an allocation).
   app.server.on('secureConnection', (socket: TLSSocket) => {
+    // The HTTP/2 server does not turn Nagle's algorithm off as Node's HTTP/1.1 server does;
+    // without this, small writes (watch events) wait for the peer's delayed ACK (~40 ms).
+    socket.setNoDelay(true);
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
+  });
+  const sessions = new Set<ServerHttp2Session>();
+  app.server.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
   });
   app.setNotFoundHandler((req, reply) => render(req, reply, pathNotFound(), opts.logger));
   app.setErrorHandler((err, req, reply) => render(req, reply, err, opts.logger));
@@ -149,6 +172,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     },
     async close() {
       closing.abort();
+      // HTTP/2 connections stay open between streams: ask each to finish its streams and go.
+      for (const session of sessions) session.close();
       await app.close();
     },
   };
@@ -161,7 +186,7 @@ async function authenticateAndImpersonate(opts: ApiServerOptions, req: FastifyRe
   let impersonated: UserInfo | undefined;
   try {
     user = await authenticate(opts, req);
-    if (wantsImpersonation(req.headers)) impersonated = await resolveImpersonation(user, req.raw.headersDistinct, opts.authorizer);
+    if (wantsImpersonation(req.headers)) impersonated = await resolveImpersonation(user, distinctHeaders(req), opts.authorizer);
     return impersonated ?? user;
   } finally {
     audit?.identify(user, impersonated, info, body);
@@ -249,4 +274,16 @@ function toStatus(err: unknown, logger: Logger, maxBody: number): Status {
   }
   logger.error({ err }, 'internal error');
   return internal('an unexpected error occurred; see the server log').status;
+}
+
+/**
+ * Request headers with every occurrence kept apart (each Impersonate-Group header is one group).
+ * HTTP/1.1 requests have `headersDistinct`; HTTP/2 ones are rebuilt from their raw headers.
+ */
+function distinctHeaders(req: FastifyRequest): Record<string, string[]> {
+  if (req.raw.headersDistinct) return req.raw.headersDistinct as Record<string, string[]>;
+  const out: Record<string, string[]> = {};
+  const raw = req.raw.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) (out[raw[i]!.toLowerCase()] ??= []).push(raw[i + 1]!);
+  return out;
 }

@@ -2,7 +2,6 @@
 // flushed per event. Errors before the stream starts are ordinary Status responses; later ones
 // are an ERROR event, then the stream ends. Bookmarks only when asked for.
 
-import type { Duplex } from 'node:stream';
 import type { KubeObject } from '../../apimachinery/object-meta.js';
 import { internal, isStatusError, notAcceptable } from '../../apimachinery/status-error.js';
 import { buildTable, parseIncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
@@ -51,7 +50,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
-    'Transfer-Encoding': 'chunked',
+    ...(input.req.raw.httpVersionMajor === 1 ? { 'Transfer-Encoding': 'chunked' } : {}),
     'Audit-Id': input.ctx.requestId,
   });
   // Send the headers now: a watch with nothing to report yet must still answer 200 at once.
@@ -63,7 +62,6 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   input.ctx.signal.addEventListener('abort', end, { once: true });
   input.serverClosing.addEventListener('abort', end, { once: true });
 
-  const socket = res.socket;
   let tableColumnsSent = false;
   const encode = (type: string, obj: KubeObject): string => {
     if (format.kind !== 'table') return jsonLine(type, obj);
@@ -89,10 +87,10 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
       }
       // A client that does not read: stop pulling events, so that the watch's own bounded
       // queue fills and ends it, instead of the socket buffering without bound.
-      if (socket?.writableNeedDrain && !(await drained(socket, stop.signal))) {
+      if (res.writableNeedDrain && !(await drained(res, stop.signal))) {
         // Not reading at all: end the watch (the client re-lists), as kube-apiserver ends
         // watchers that cannot keep up.
-        socket.destroy();
+        res.destroy();
         break;
       }
     }
@@ -111,8 +109,14 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
 /** A watch whose client takes nothing for this long is ended. */
 const STUCK_CLIENT_MS = 60_000;
 
-/** Resolves true when `socket` can take more, closes, or the watch stops; false when the client is stuck. */
-function drained(socket: Duplex, signal: AbortSignal): Promise<boolean> {
+/** Resolves true when the response can take more, closes, or the watch stops; false when the client is stuck. */
+interface Drainable {
+  readonly destroyed: boolean;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+function drained(socket: Drainable, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted || socket.destroyed) return Promise.resolve(true);
   return new Promise((resolve) => {
     const finish = (ok: boolean): void => {
