@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   const headers = { Authorization: `Bearer ${server.token}` };
   const scratch = mkdtempSync(join(tmpdir(), 'platform-bench-raw-'));
   const children: ChildProcess[] = [server.child];
-  let watchDataDir: string | undefined;
+  const watchDataDirs: string[] = [];
   try {
     console.log(`platform-apiserver benchmark (each run ${DURATION_MS} ms; server and load share this machine)\n`);
 
@@ -151,18 +151,28 @@ async function main(): Promise<void> {
       }
     }
 
-    // Watch fan-out on a fresh server: memory per watcher is an RSS delta, which a heap already
-    // grown by the runs above would hide.
-    const watchServer = await startApiServer();
-    children.push(watchServer.child);
-    watchDataDir = watchServer.dataDir;
+    // Watch fan-out, each (a) on a fresh server: memory per watcher is an RSS delta, which a
+    // heap already grown by earlier runs would hide.
     const watchers = Number(process.env.BENCH_WATCHERS ?? 1000);
-    const w = await benchWatchFanOut({ url: watchServer.url, ca: watchServer.ca, token: watchServer.token, serverPid: watchServer.child.pid!, watchers, writesPerSecond: 100, durationMs: 5000 });
-    console.log(
-      `\nwatch fan-out (a): ${w.watchers} watchers, ${w.writes} writes at ${w.writesPerSecond.toFixed(0)}/s: ${w.deliveredPerSecond.toFixed(0)} delivered events/s (${w.delivered}/${w.writes * w.watchers}; target ≥ 100000/s: ${w.deliveredPerSecond >= 100_000 ? 'met' : 'NOT met'}), ` +
-        `write-response→watcher p50 ${w.p50Ms.toFixed(1)} ms p99 ${w.p99Ms.toFixed(1)} ms (target < 100 ms: ${w.p99Ms < 100 ? 'met' : 'NOT met'}), ` +
-        `idle memory ${(w.idleBytesPerWatcher / 1024).toFixed(1)} KB/watcher (target < 20 KB: ${w.idleBytesPerWatcher < 20 * 1024 ? 'met' : 'NOT met'})`,
-    );
+    const fresh = async () => {
+      const s = await startApiServer();
+      children.push(s.child);
+      watchDataDirs.push(s.dataDir);
+      return s;
+    };
+    const fanOut = async (label: string, streamsPerConnection: number) => {
+      const s = await fresh();
+      const r = await benchWatchFanOut({ url: s.url, ca: s.ca, token: s.token, serverPid: s.child.pid!, watchers, writesPerSecond: 100, durationMs: 5000, streamsPerConnection });
+      console.log(
+        `watch fan-out (a, ${label}): ${r.watchers} watchers, ${r.writes} writes at ${r.writesPerSecond.toFixed(0)}/s: ${r.deliveredPerSecond.toFixed(0)} delivered events/s (${r.delivered}/${r.writes * r.watchers}; target ≥ 100000/s: ${r.deliveredPerSecond >= 100_000 ? 'met' : 'NOT met'}), ` +
+          `write-response→watcher p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms (target < 100 ms: ${r.p99Ms < 100 ? 'met' : 'NOT met'}), ` +
+          `idle memory ${(r.idleBytesPerWatcher / 1024).toFixed(1)} KB/watcher (target < 20 KB: ${r.idleBytesPerWatcher < 20 * 1024 ? 'met' : 'NOT met'})`,
+      );
+      return s;
+    };
+    console.log('');
+    await fanOut('HTTP/2, 100 watches per connection, as client-go multiplexes them', 100);
+    const watchServer = await fanOut('HTTP/1.1, a connection per watcher', 0);
     const f = await benchWatchFanOut({ url: watchServer.url, ca: watchServer.ca, token: watchServer.token, serverPid: watchServer.child.pid!, watchers: 10, writesPerSecond: 1000, durationMs: 5000 });
     const keptUp = f.writesPerSecond >= 950 && f.delivered === f.writes * f.watchers;
     console.log(
@@ -183,7 +193,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(children.map(stop));
     rmSync(server.dataDir, { recursive: true, force: true });
-    if (watchDataDir) rmSync(watchDataDir, { recursive: true, force: true });
+    for (const dir of watchDataDirs) rmSync(dir, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
   }
 }

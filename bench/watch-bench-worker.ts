@@ -3,6 +3,7 @@
 // object's event arrives (absolute time, comparable across threads), reports progress, and on
 // 'stop' sends its receipts and closes.
 
+import http2 from 'node:http2';
 import https from 'node:https';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -12,6 +13,8 @@ export interface WatchWorkerData {
   token: string;
   path: string;
   watchers: number;
+  /** HTTP/2: this many watches share one connection (as in client-go); 0: HTTP/1.1, one connection each. */
+  streamsPerConnection: number;
 }
 
 /** [object index, receipt time in ms since the epoch (sub-ms precision)]. */
@@ -21,7 +24,6 @@ const data = workerData as WatchWorkerData;
 const url = new URL(data.url);
 const agent = new https.Agent({ ca: data.ca, keepAlive: false, maxSockets: Infinity });
 const receipts: Receipt[] = [];
-const requests: ReturnType<typeof https.request>[] = [];
 const now = (): number => performance.timeOrigin + performance.now();
 const MARK = Buffer.from('"name":"watch-bench-');
 
@@ -42,28 +44,53 @@ function lineReader(): (chunk: Buffer) => void {
   };
 }
 
-await Promise.all(
-  Array.from(
-    { length: data.watchers },
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const req = https.request({ agent, host: url.hostname, port: url.port, path: data.path, headers: { Authorization: `Bearer ${data.token}` } }, (res) => {
-          res.on('data', lineReader());
-          resolve();
-        });
-        req.on('error', reject);
-        req.setTimeout(30_000, () => req.destroy(new Error('watch did not answer within 30 s')));
-        req.end();
-        requests.push(req);
-      }),
-  ),
-);
+const closers: (() => void)[] = [];
+
+function watchOverHttp1(): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const req = https.request({ agent, host: url.hostname, port: url.port, path: data.path, headers: { Authorization: `Bearer ${data.token}` } }, (res) => {
+      res.on('data', lineReader());
+      resolve();
+    });
+    req.on('error', reject);
+    req.setTimeout(30_000, () => req.destroy(new Error('watch did not answer within 30 s')));
+    req.end();
+    closers.push(() => req.destroy());
+  });
+}
+
+function watchOverHttp2(session: http2.ClientHttp2Session): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const stream = session.request({ ':path': data.path, authorization: `Bearer ${data.token}` });
+    stream.on('response', () => resolve());
+    stream.on('data', lineReader());
+    stream.on('error', reject);
+    stream.setTimeout(30_000, () => stream.destroy(new Error('watch did not answer within 30 s')));
+    closers.push(() => stream.close());
+  });
+}
+
+if (data.streamsPerConnection > 0) {
+  const sessions: http2.ClientHttp2Session[] = [];
+  for (let i = 0; i < data.watchers; i += data.streamsPerConnection) {
+    // Receive windows as large as client-go's (1 GiB per connection, 4 MiB per stream), so
+    // that flow control does not pace the server.
+    const session = http2.connect(data.url, { ca: data.ca, settings: { initialWindowSize: 4 * 1024 * 1024 } });
+    session.on('error', () => undefined);
+    session.once('connect', () => session.setLocalWindowSize(1024 * 1024 * 1024));
+    sessions.push(session);
+    closers.push(() => session.destroy());
+  }
+  await Promise.all(Array.from({ length: data.watchers }, (_, i) => watchOverHttp2(sessions[Math.floor(i / data.streamsPerConnection)]!)));
+} else {
+  await Promise.all(Array.from({ length: data.watchers }, () => watchOverHttp1()));
+}
 parentPort!.postMessage({ type: 'ready' });
 const progress = setInterval(() => parentPort!.postMessage({ type: 'progress', delivered: receipts.length }), 100);
 parentPort!.on('message', (m: { type: string }) => {
   if (m.type !== 'stop') return;
   clearInterval(progress);
-  for (const req of requests) req.destroy();
+  for (const close of closers) close();
   agent.destroy();
   parentPort!.postMessage({ type: 'done', receipts });
 });

@@ -20,6 +20,8 @@ export interface WatchBenchOptions {
   watchers: number;
   writesPerSecond: number;
   durationMs: number;
+  /** HTTP/2 with this many watches per connection; 0 (default): HTTP/1.1, a connection each. */
+  streamsPerConnection?: number;
 }
 
 export interface WatchBenchResult {
@@ -44,7 +46,7 @@ const rssBytes = (pid: number): number => {
 export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBenchResult> {
   const url = new URL(o.url);
   // A label per run, so that one run's watchers never see another run's objects.
-  const label = `watch-${o.watchers}-${o.writesPerSecond}`;
+  const label = `watch-${o.watchers}-${o.writesPerSecond}-${o.streamsPerConnection ?? 0}`;
   const headers = { Authorization: `Bearer ${o.token}` };
   const written = new Map<number, number>();
   const nowMs = (): number => performance.timeOrigin + performance.now();
@@ -56,7 +58,7 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
   const workers = Array.from({ length: threads }, (_, i) => {
     const share = Math.floor(o.watchers / threads) + (i < o.watchers % threads ? 1 : 0);
     const w = new Worker(new URL('./watch-bench-worker.js', import.meta.url), {
-      workerData: { url: o.url, ca: o.ca, token: o.token, watchers: share, path: `${SC}?watch=true&resourceVersion=0&labelSelector=bench%3D${label}` },
+      workerData: { url: o.url, ca: o.ca, token: o.token, watchers: share, streamsPerConnection: o.streamsPerConnection ?? 0, path: `${SC}?watch=true&resourceVersion=0&labelSelector=bench%3D${label}` },
     });
     w.on('message', (m: { type: string; delivered?: number }) => {
       if (m.type === 'progress') delivered[i] = m.delivered!;
@@ -80,7 +82,7 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (inFlight.size >= 64) await Promise.race(inFlight);
-    const body = JSON.stringify({ metadata: { name: `watch-bench-${o.writesPerSecond}-${i}`, labels: { bench: label } }, spec: { cidrs: ['10.0.0.0/8'] } });
+    const body = JSON.stringify({ metadata: { name: `watch-bench-${o.writesPerSecond}${o.streamsPerConnection ?? 0}-${i}`, labels: { bench: label } }, spec: { cidrs: ['10.0.0.0/8'] } });
     const write = new Promise<void>((resolve) => {
       const req = https.request(
         { agent: writeAgent, host: url.hostname, port: url.port, method: 'POST', path: SC, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) } },
