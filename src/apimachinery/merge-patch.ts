@@ -1,6 +1,6 @@
 // RFC 7386 JSON merge patch (application/merge-patch+json).
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isJsonMap as isObject } from './json-value.js';
 
 /** Returns the patched value; `target` is not modified. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {

@@ -136,6 +136,11 @@ export function unprocessable(message: string): StatusError {
   return failure(422, 'Invalid', message, {});
 }
 
+/** A body (or patched object) naming another object than the URL does. */
+export function nameMismatch(objectName: string, urlName: string): StatusError {
+  return badRequest(`the name of the object (${objectName}) does not match the name on the URL (${urlName})`);
+}
+
 export function badRequest(message: string): StatusError {
   return failure(400, 'BadRequest', message);
 }

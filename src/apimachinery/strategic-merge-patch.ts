@@ -3,9 +3,8 @@
 // of primitives, or atomic replace), and the directives $patch, $retainKeys,
 // $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured.
 
+import { isJsonMap as isMap, type JsonMap } from './json-value.js';
 import { resolveSchema, type Schema, type SchemaRegistry } from './schema.js';
-
-type JsonMap = Record<string, unknown>;
 
 /** A malformed patch (bad directive, wrong shapes); the http layer renders it as 400. */
 export class StrategicPatchError extends Error {
@@ -17,7 +16,6 @@ const RETAIN_KEYS = '$retainKeys';
 const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
 const SET_ELEMENT_ORDER = '$setElementOrder/';
 
-const isMap = (v: unknown): v is JsonMap => typeof v === 'object' && v !== null && !Array.isArray(v);
 const clone = <T>(v: T): T => structuredClone(v);
 
 /** Applies `patch` to a copy of `original`; `schema` describes the original's type. */

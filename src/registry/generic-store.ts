@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
+import { isJsonMap } from '../apimachinery/json-value.js';
 import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
-import { badRequest, conflict, invalid, isStatusError, methodNotSupported, notFound, resourceExpired, resourceVersionTooLarge } from '../apimachinery/status-error.js';
+import { badRequest, conflict, invalid, isStatusError, methodNotSupported, nameMismatch, notFound, resourceExpired, resourceVersionTooLarge } from '../apimachinery/status-error.js';
 import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/revisioned-store.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseResourceVersion, parseSelectors } from './list-options.js';
@@ -208,10 +209,10 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
 
   async apply(ctx: RequestContext, name: string, config: Record<string, unknown>, opts: ApplyOptions): Promise<UpdateOutput<T>> {
     const meta = config.metadata ?? {};
-    const isMap = typeof meta === 'object' && meta !== null && !Array.isArray(meta);
+    const isMap = isJsonMap(meta);
     const metaName = isMap ? (meta as { name?: unknown }).name : undefined;
     if (metaName !== undefined && metaName !== name) {
-      throw badRequest(`the name of the object (${String(metaName)}) does not match the name on the URL (${name})`);
+      throw nameMismatch(String(metaName), name);
     }
     // A configuration without a name applies to the object the URL names (a metadata that is
     // not an object is left for the field manager to refuse).

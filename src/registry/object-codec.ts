@@ -1,6 +1,7 @@
 // Objects to stored bytes and back. Stored bytes never hold resourceVersion: it is the key's
 // modRevision, stamped on read.
 
+import { deepEqual } from '../apimachinery/json-value.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import type { KeyValue } from '../storage/revisioned-store.js';
 
@@ -34,16 +35,13 @@ export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
   return obj as T;
 }
 
-/** JSON-equal ignoring resourceVersion: an update that would store these bytes again is a no-op. */
+/** JSON-equal ignoring resourceVersion and key order: an update that would store this again is a no-op. */
 export function sameStoredForm(a: KubeObject, b: KubeObject): boolean {
-  return Buffer.from(encodeObject(normalize(a))).equals(Buffer.from(encodeObject(normalize(b))));
+  return deepEqual(storedForm(a), storedForm(b));
 }
 
-/** Key order does not matter to equality; undefined members vanish. */
-function normalize<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? sortKeys(v as Record<string, unknown>) : v))) as T;
-}
-
-function sortKeys(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+/** The object as JSON would store it: no resourceVersion, undefined members gone. */
+function storedForm(obj: KubeObject): unknown {
+  const { resourceVersion: _rv, ...metadata } = obj.metadata;
+  return JSON.parse(JSON.stringify({ ...obj, metadata }));
 }

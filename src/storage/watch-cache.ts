@@ -134,15 +134,14 @@ export class WatchCache implements RevisionedStore {
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     if (!this.covers(prefix)) return this.store.list(prefix, opts);
-    let revision = this.revision;
+    let revision: number;
     if (opts.revision) {
       // A past snapshot the cache still is: nothing under the prefix changed since (the later
       // pages of a paged list, typically). Anything older is the store's to answer.
       if (opts.revision < this.lastChange || opts.revision > this.revision) return this.store.list(prefix, opts);
       revision = opts.revision;
-    } else if (!(await this.fresh())) {
-      return this.store.list(prefix, opts);
     } else {
+      if (!(await this.fresh())) return this.store.list(prefix, opts);
       revision = this.revision;
     }
     this.sortedKeys ??= [...this.items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));

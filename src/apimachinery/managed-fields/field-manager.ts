@@ -7,16 +7,15 @@
 import type { KubeObject, ManagedFieldsEntry } from '../object-meta.js';
 import { rfc3339Now } from '../object-meta.js';
 import type { Schema, SchemaRegistry } from '../schema.js';
+import { deepEqual, type JsonMap } from '../json-value.js';
 import { badRequest } from '../status-error.js';
 import { decodeTyped } from '../typed-decode.js';
 import { applyConflictError, type FieldConflict } from './conflict-error.js';
 import { FieldSet, type FieldPathElements } from './field-set.js';
 import { capUpdateManagers, decodeManagedFields, encodeManagedFields, isResetRequest, managerIdentifier, ManagedFieldsDecodeError, type Ownership, type OwnershipTable } from './managed-fields-codec.js';
-import { applyConfigErrors, compare, deepEqual, merge, removeFields, toFieldSet, type Comparison } from './typed-ops.js';
+import { applyConfigErrors, compare, merge, removeFields, toFieldSet, type Comparison } from './typed-ops.js';
 import { TypedSchema, type TypeNode } from './typed-schema.js';
 import { allowedConflictsFromLastApplied, syncLastApplied } from './last-applied.js';
-
-type JsonMap = Record<string, unknown>;
 
 export interface FieldManagerOptions {
   group: string;
@@ -76,7 +75,7 @@ export class FieldManager {
     for (const [k, v] of Object.entries(this.zero)) {
       if (out[k] !== undefined || k === 'apiVersion' || k === 'kind') continue;
       if (out === obj) out = { ...obj };
-      out[k] = structuredClone(v);
+      out[k] = v;
     }
     return out;
   }
@@ -158,9 +157,8 @@ export class FieldManager {
     const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
     const kind = typeof config.kind === 'string' ? config.kind : '';
     if (apiVersion !== this.apiVersion || kind !== this.opts.kind) {
-      const slash = apiVersion.lastIndexOf('/');
-      const gv = slash >= 0 ? `${apiVersion.slice(0, slash)}/${apiVersion.slice(slash + 1)}` : `/${apiVersion}`;
-      throw badRequest(`invalid object type: ${gv}, Kind=${kind}`);
+      // Go prints a group-version without a group as "/v1".
+      throw badRequest(`invalid object type: ${apiVersion.includes('/') ? apiVersion : `/${apiVersion}`}, Kind=${kind}`);
     }
     const meta = config.metadata as { managedFields?: unknown; name?: unknown } | undefined;
     if (meta && meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil');

@@ -3,6 +3,7 @@
 // the live object still holds those values, the fields are its own and the apply goes ahead; and
 // while the annotation exists, server-side apply keeps it in step with what was applied.
 
+import { sortKeysDeep } from '../json-value.js';
 import type { KubeObject } from '../object-meta.js';
 import type { FieldSet } from './field-set.js';
 import { compare, toFieldSet } from './typed-ops.js';
@@ -37,13 +38,6 @@ export function syncLastApplied(obj: KubeObject, config: Record<string, unknown>
   const copy = structuredClone(config) as { metadata?: { annotations?: Record<string, string> } };
   if (copy.metadata?.annotations) delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
   // Encoded as Go encodes unstructured objects: keys sorted, a trailing newline.
-  obj.metadata.annotations = { ...annotations, [LAST_APPLIED_ANNOTATION]: `${JSON.stringify(sortKeys(copy))}\n` };
+  obj.metadata.annotations = { ...annotations, [LAST_APPLIED_ANNOTATION]: `${JSON.stringify(sortKeysDeep(copy))}\n` };
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (typeof v !== 'object' || v === null) return v;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-  return out;
-}

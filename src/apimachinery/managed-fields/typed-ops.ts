@@ -3,12 +3,10 @@
 // values as added / modified / removed field sets, the merge of an applied configuration into a
 // live object, and the removal of a set of fields.
 
+import { deepEqual, isJsonMap as isMap, type JsonMap } from '../json-value.js';
 import { FieldSet, formatPath, type PathElement } from './field-set.js';
 import { untypedMap, type ListType, type TypeNode } from './typed-schema.js';
 
-type JsonMap = Record<string, unknown>;
-
-const isMap = (v: unknown): v is JsonMap => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ATOMIC_UNTYPED_LIST: ListType = { kind: 'list', atomic: true, keys: [], element: { kind: 'untyped' } };
 
 /** Free-form values take the shape they have: maps merge key by key, lists are atomic. */
@@ -33,23 +31,6 @@ export function listItemElement(t: ListType, item: unknown): PathElement {
     key[k] = item[k];
   }
   return `k:${JSON.stringify(key)}`;
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.hasOwn(b, k) || !deepEqual((a as JsonMap)[k], (b as JsonMap)[k])) return false;
-  }
-  return true;
 }
 
 // ---- what an applied configuration may not hold ----

@@ -3,7 +3,7 @@
 // is a precondition). Apply patches go to server-side apply, which may create the object.
 
 import type { KubeObject } from '../../apimachinery/object-meta.js';
-import { badRequest } from '../../apimachinery/status-error.js';
+import { nameMismatch } from '../../apimachinery/status-error.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { checkTypeMeta, validateFields } from '../object-body.js';
 import { applyPatch, APPLY_PATCH, parseApplyConfig, parsePatch, patchQuery, patchTypeOf } from '../patch-types.js';
@@ -40,5 +40,5 @@ export async function handlePatch(input: HandlerInput): Promise<void> {
 /** A patch may not rename the object. */
 function checkName(obj: KubeObject, name: string): void {
   const objName = obj.metadata?.name ?? '';
-  if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  if (objName !== name) throw nameMismatch(objName, name);
 }

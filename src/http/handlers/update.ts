@@ -1,6 +1,6 @@
 // PUT <collection>/<name>[/status]: replace, with optimistic concurrency on metadata.resourceVersion.
 
-import { badRequest } from '../../apimachinery/status-error.js';
+import { nameMismatch } from '../../apimachinery/status-error.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { decodeObjectBody } from '../object-body.js';
 import { writeQuery } from '../query-options.js';
@@ -12,7 +12,7 @@ export async function handleUpdate(input: HandlerInput): Promise<void> {
   const obj = decodeObjectBody(input.definition, input.body, header(input.req, 'content-type'), q.fieldValidation, input.ctx.warnings);
   const bodyName = obj.metadata.name ?? '';
   if (bodyName && bodyName !== input.name) {
-    throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${input.name})`);
+    throw nameMismatch(bodyName, input.name);
   }
   obj.metadata.name = input.name;
   const out = await input.storage.update(input.ctx, input.name, () => obj, { fieldManager: q.fieldManager });
