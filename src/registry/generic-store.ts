@@ -355,7 +355,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return { items: deleted, resourceVersion: listed.resourceVersion };
   }
 
-  async watch(ctx: RequestContext, query: WatchQuery, signal: AbortSignal): Promise<ObjectWatch<T>> {
+  async watch(ctx: RequestContext, query: WatchQuery, signal?: AbortSignal): Promise<ObjectWatch<T>> {
     this.requireMainResource('watch');
     const selectors = parseSelectors(this.definition, query);
     const rv = query.resourceVersion ?? '';

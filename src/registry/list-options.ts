@@ -39,17 +39,33 @@ export function listReadMode(q: ListQuery): ReadMode {
 export interface Selectors {
   labels: LabelSelector;
   fields: FieldSelector;
+  /** Both selectors empty: every object matches. */
+  everything: boolean;
+  /** The selectors as given: equal text, equal results (results are shared by it). */
+  text: string;
 }
+
+/** Parsed selectors by kind and text: a thousand watches with one selector share one (parsed selectors are never mutated). */
+const parsedSelectors = new Map<string, Selectors>();
+const PARSED_SELECTORS_KEPT = 256;
 
 /** Parses both selectors; a field label the kind does not support is a 400 in the kind's words. */
 export function parseSelectors<T extends KubeObject>(def: ResourceDefinition<T>, q: Pick<ListQuery, 'labelSelector' | 'fieldSelector'>): Selectors {
+  const text = `${q.labelSelector ?? ''}\u0000${q.fieldSelector ?? ''}`;
+  const key = `${def.group}/${def.plural}\u0000${text}`;
+  const known = parsedSelectors.get(key);
+  if (known) return known;
   const labels = parseLabelSelector(q.labelSelector);
   const fields = parseFieldSelector(q.fieldSelector);
   const supported = Object.keys(def.selectableFields({ apiVersion: '', kind: '', metadata: {} } as T));
   for (const r of fields.requirements) {
     if (!supported.includes(r.field)) throw badRequest(def.unknownFieldLabelMessage(r.field));
   }
-  return { labels, fields };
+  const parsed: Selectors = { labels, fields, everything: labels.empty && fields.empty, text };
+  // Oldest first out: a bounded cache, however many distinct selectors clients send.
+  if (parsedSelectors.size >= PARSED_SELECTORS_KEPT) parsedSelectors.delete(parsedSelectors.keys().next().value!);
+  parsedSelectors.set(key, parsed);
+  return parsed;
 }
 
 export function matchesSelectors<T extends KubeObject>(def: ResourceDefinition<T>, s: Selectors, obj: T): boolean {

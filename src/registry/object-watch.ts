@@ -1,10 +1,12 @@
 // A watch of one kind's objects over the store's change stream: initial state as ADDED events
 // when asked, then ADDED / MODIFIED / DELETED with kube's selector transitions (an object that
 // stops matching is DELETED, one that starts matching is ADDED), and BOOKMARKs on request.
+// Push-based like the store's watch: a store event becomes an object event in the same call.
 
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { resourceExpired, serviceUnavailable } from '../apimachinery/status-error.js';
-import { isStorageError, type RevisionedStore, type WatchEvent } from '../storage/revisioned-store.js';
+import { iterate, type EventSink } from '../storage/push-stream.js';
+import { isStorageError, type RevisionedStore, type StoreWatch, type WatchEvent } from '../storage/revisioned-store.js';
 import { matchesSelectors, type Selectors } from './list-options.js';
 import { decodeShared } from './object-codec.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -20,47 +22,128 @@ export interface ObjectWatchOptions<T extends KubeObject> {
   /** Sent first, as ADDED (the initial state); then a BOOKMARK marks their end when `initialEventsEnd`. */
   initial: T[];
   initialEventsEnd: boolean;
-  signal: AbortSignal;
+  signal?: AbortSignal;
 }
 
-export function watchObjects<T extends KubeObject>(o: ObjectWatchOptions<T>): ObjectWatch<T> {
-  const stream = o.storage.watch(o.prefix, { afterRevision: o.afterRevision, signal: o.signal });
-  const matches = (obj: T): boolean => matchesSelectors(o.definition, o.selectors, obj);
+/**
+ * Selector results per shared (decoded once, never mutated) object and selector text: a thousand
+ * watchers with the same selector evaluate it once per event.
+ */
+const matchMemo = new WeakMap<object, Map<string, boolean>>();
 
-  function translate(e: WatchEvent): ObjectWatchEvent<T> | undefined {
+export function watchObjects<T extends KubeObject>(o: ObjectWatchOptions<T>): ObjectWatch<T> {
+  return new ObjectEvents(o);
+}
+
+/**
+ * Both ends in one object (a watch is long-lived and there may be thousands): the ObjectWatch
+ * its consumer sees, and the sink of the store watch beneath it.
+ */
+class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<WatchEvent> {
+  private readonly stream: StoreWatch;
+  private readonly definition: ResourceDefinition<T>;
+  private readonly selectors: Selectors;
+  private readonly afterRevision: number;
+  private readonly initialEventsEnd: boolean;
+  /** The initial events still to deliver (undefined once done), then the end-of-initial-events bookmark. */
+  private initial: T[] | undefined;
+  private initialAt = 0;
+  private sink: EventSink<ObjectWatchEvent<T>> | undefined;
+
+  constructor(o: ObjectWatchOptions<T>) {
+    // Opened now, so that nothing committed after afterRevision is missed while the initial
+    // events go out: the store's events wait in its bounded queue meanwhile.
+    this.stream = o.storage.watch(o.prefix, { afterRevision: o.afterRevision, signal: o.signal });
+    this.definition = o.definition;
+    this.selectors = o.selectors;
+    this.afterRevision = o.afterRevision;
+    this.initialEventsEnd = o.initialEventsEnd;
+    this.initial = o.initial;
+  }
+
+  start(sink: EventSink<ObjectWatchEvent<T>>): void {
+    this.sink = sink;
+    this.pumpInitial();
+  }
+
+  resume(): void {
+    if (this.initial) this.pumpInitial();
+    else this.stream.resume();
+  }
+
+  stop(): void {
+    this.initial = undefined;
+    this.sink = undefined;
+    this.stream.stop();
+  }
+
+  requestBookmark(): void {
+    this.stream.requestProgress();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<ObjectWatchEvent<T>> {
+    return iterate(this);
+  }
+
+  /** The store watch's sink: one change, translated (or dropped by the selectors). */
+  next(e: WatchEvent): boolean {
+    const out = this.translate(e);
+    return out && this.sink ? this.sink.next(out) : true;
+  }
+
+  end(err?: unknown): void {
+    this.sink?.end(err === undefined ? undefined : statusOf(err, this.afterRevision));
+  }
+
+  private pumpInitial(): void {
+    for (let e = this.nextInitial(); e; e = this.nextInitial()) if (!this.sink?.next(e)) return;
+    if (!this.initial) return; // stopped meanwhile
+    this.initial = undefined;
+    this.stream.start(this);
+  }
+
+  private nextInitial(): ObjectWatchEvent<T> | undefined {
+    const items = this.initial;
+    if (!items) return undefined;
+    if (this.initialAt < items.length) return { type: 'ADDED', object: items[this.initialAt++]! };
+    if (this.initialEventsEnd && this.initialAt++ === items.length) return { type: 'BOOKMARK', resourceVersion: String(this.afterRevision), initialEventsEnd: true };
+    return undefined;
+  }
+
+  /** Selector results are shared by every watcher with the same selector text. */
+  private matches(obj: T): boolean {
+    const s = this.selectors;
+    if (s.everything) return true;
+    let memo = matchMemo.get(obj);
+    if (!memo) matchMemo.set(obj, (memo = new Map()));
+    let ok = memo.get(s.text);
+    if (ok === undefined) memo.set(s.text, (ok = matchesSelectors(this.definition, s, obj)));
+    return ok;
+  }
+
+  private translate(e: WatchEvent): ObjectWatchEvent<T> | undefined {
     if (e.type === 'progress') return { type: 'BOOKMARK', resourceVersion: String(e.revision) };
     // Shared across watchers of this event: decoded once, never mutated.
     const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
     if (e.type === 'delete') {
-      if (!prev || !matches(prev)) return undefined;
+      if (!prev || !this.matches(prev)) return undefined;
       // The deleted object carries the deletion's revision; the prevKv belongs to this event alone.
       if (prev.metadata.resourceVersion !== String(e.revision)) prev.metadata.resourceVersion = String(e.revision);
       return { type: 'DELETED', object: prev };
     }
     const cur = decodeShared<T>(e.kv);
-    const now = matches(cur);
-    const before = prev ? matches(prev) : false;
+    const now = this.matches(cur);
+    const before = prev ? this.matches(prev) : false;
     if (now && before) return { type: 'MODIFIED', object: cur };
     if (now) return { type: 'ADDED', object: cur };
     if (before) return { type: 'DELETED', object: cur };
     return undefined;
   }
+}
 
-  return {
-    requestBookmark: () => stream.requestProgress(),
-    async *[Symbol.asyncIterator]() {
-      for (const object of o.initial) yield { type: 'ADDED', object } as ObjectWatchEvent<T>;
-      if (o.initialEventsEnd) yield { type: 'BOOKMARK', resourceVersion: String(o.afterRevision), initialEventsEnd: true } as ObjectWatchEvent<T>;
-      try {
-        for await (const e of stream) {
-          const out = translate(e);
-          if (out) yield out;
-        }
-      } catch (err) {
-        if (isStorageError(err, 'Compacted')) throw resourceExpired(`too old resource version: ${o.afterRevision} (${err.revision ?? 0})`);
-        if (isStorageError(err)) throw serviceUnavailable(err.message);
-        throw err;
-      }
-    },
-  };
+/** The API error a storage failure ends the watch with. */
+function statusOf(err: unknown, afterRevision: number): unknown {
+  if (isStorageError(err, 'Compacted')) return resourceExpired(`too old resource version: ${afterRevision} (${err.revision ?? 0})`);
+  if (isStorageError(err)) return serviceUnavailable(err.message);
+  return err;
 }

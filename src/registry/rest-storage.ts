@@ -3,6 +3,7 @@
 
 import type { DeleteOptions, KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
+import type { PushStream } from '../storage/push-stream.js';
 import type { ResourceDefinition } from './resource-definition.js';
 
 export interface GetQuery {
@@ -72,8 +73,11 @@ export type ObjectWatchEvent<T extends KubeObject> =
   /** Progress: every change up to resourceVersion was sent. `initialEventsEnd` ends sendInitialEvents. */
   | { type: 'BOOKMARK'; resourceVersion: string; initialEventsEnd?: boolean };
 
-/** Events in resourceVersion order; iteration throws a StatusError (e.g. 410) when the watch cannot go on. */
-export interface ObjectWatch<T extends KubeObject> extends AsyncIterable<ObjectWatchEvent<T>> {
+/**
+ * Events in resourceVersion order, pushed to one sink (or iterated); a watch that cannot go on
+ * ends with a StatusError (e.g. 410).
+ */
+export interface ObjectWatch<T extends KubeObject> extends PushStream<ObjectWatchEvent<T>>, AsyncIterable<ObjectWatchEvent<T>> {
   /** Ask for a BOOKMARK once everything before the current revision was delivered. */
   requestBookmark(): void;
 }
@@ -90,6 +94,6 @@ export interface RestStorage<T extends KubeObject = KubeObject> {
   apply(ctx: RequestContext, name: string, config: Record<string, unknown>, opts: ApplyOptions): Promise<UpdateOutput<T>>;
   delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteOutput<T>>;
   deleteCollection(ctx: RequestContext, opts: DeleteOptions, query: ListQuery): Promise<ListOutput<T>>;
-  /** Changes matching the query's selectors; ends when `signal` aborts. */
-  watch(ctx: RequestContext, query: WatchQuery, signal: AbortSignal): Promise<ObjectWatch<T>>;
+  /** Changes matching the query's selectors; ends when `signal` aborts or by the watch's stop(). */
+  watch(ctx: RequestContext, query: WatchQuery, signal?: AbortSignal): Promise<ObjectWatch<T>>;
 }

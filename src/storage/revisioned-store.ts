@@ -3,6 +3,8 @@
 // resourceVersion is its modRevision as a decimal string. Every backend (memory, sqlite, etcd)
 // passes the same conformance suite (storage-conformance.ts).
 
+import type { PushStream } from './push-stream.js';
+
 export interface KeyValue {
   readonly key: string;
   readonly value: Uint8Array;
@@ -69,12 +71,16 @@ export interface WatchOptions {
    * an exact start pass the revision they read at.
    */
   afterRevision: number;
-  /** Aborting ends the iteration. */
-  signal: AbortSignal;
+  /** Aborting ends the watch (cleanly); without a signal, the consumer's stop() ends it. */
+  signal?: AbortSignal;
 }
 
-/** An ordered, gap-free, duplicate-free stream of changes under a prefix. */
-export interface StoreWatch extends AsyncIterable<WatchEvent> {
+/**
+ * An ordered, gap-free, duplicate-free stream of changes under a prefix, pushed to one sink (or
+ * iterated with `for await`, one or the other). A failure (Compacted, Unavailable) ends it with
+ * that StorageError; aborting the watch's signal ends it cleanly.
+ */
+export interface StoreWatch extends PushStream<WatchEvent>, AsyncIterable<WatchEvent> {
   /** Ask for a `progress` event once every event up to the store's current revision has been delivered. */
   requestProgress(): void;
 }

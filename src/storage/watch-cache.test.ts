@@ -92,4 +92,25 @@ describe('watch cache', () => {
       await store.close();
     }
   });
+
+  test('the answer to a progress request goes only to the watchers that asked, at the store revision', async () => {
+    const store = new MemoryStore();
+    const cache = await WatchCache.start({ store, prefix: '/r/' });
+    try {
+      const asking = cache.watch('/r/', { afterRevision: 0 });
+      const quiet = cache.watch('/r/', { afterRevision: 0 });
+      const seen = { asking: [] as WatchEvent[], quiet: [] as WatchEvent[] };
+      asking.start({ next: (e) => (seen.asking.push(e), true), end: () => {} });
+      quiet.start({ next: (e) => (seen.quiet.push(e), true), end: () => {} });
+      const put = await store.optimisticPut('/other/x', bytes('x'), 0); // moves the store's revision only
+      asking.requestProgress();
+      for (let i = 0; i < 50 && seen.asking.length < 1; i++) await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(seen.asking, [{ type: 'progress', revision: put.revision }]);
+      assert.deepEqual(seen.quiet, []);
+    } finally {
+      await cache.close();
+      await store.close();
+    }
+  });
 });

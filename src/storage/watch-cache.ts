@@ -7,6 +7,7 @@
 // client resuming after a restart gets every event instead of a 410 and a re-list.
 
 import { StorageError, type DeleteResult, type GetOptions, type GetResult, type KeyValue, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
+import { iterate, type EventSink } from './push-stream.js';
 import { WatchHub, type ChangeEvent } from './watch-hub.js';
 
 export interface WatchCacheOptions {
@@ -39,6 +40,8 @@ export class WatchCache implements RevisionedStore {
   private readonly stopped = new AbortController();
   private upstream: StoreWatch | undefined;
   private waiters: { revision: number; resolve: () => void }[] = [];
+  /** A progress request to the store is on its way (many watchers' requests share it). */
+  private progressPending = false;
 
   private constructor(opts: WatchCacheOptions) {
     this.store = opts.store;
@@ -52,7 +55,7 @@ export class WatchCache implements RevisionedStore {
   static async start(opts: WatchCacheOptions): Promise<WatchCache> {
     const cache = new WatchCache(opts);
     await cache.init();
-    void cache.follow(opts.onError ?? (() => {}));
+    cache.follow(opts.onError ?? (() => {}));
     return cache;
   }
 
@@ -65,14 +68,26 @@ export class WatchCache implements RevisionedStore {
     this.upstream = this.store.watch(this.prefix, { afterRevision: list.revision, signal: this.stopped.signal });
   }
 
-  private async follow(onError: (err: unknown) => void): Promise<void> {
-    try {
-      for await (const e of this.upstream!) this.apply(e);
-    } catch (err) {
+  /** Applies the store's changes synchronously as they are committed (push, no promise per event). */
+  private follow(onError: (err: unknown) => void): void {
+    const upstream = this.upstream!;
+    const broken = (err: unknown): void => {
       if (!this.stopped.signal.aborted) onError(err);
       // Clients re-watch (and re-list) when their watch ends; they must not see a gap.
       this.hub.closeAll();
-    }
+    };
+    upstream.start({
+      next: (e) => {
+        try {
+          this.apply(e);
+        } catch (err) {
+          upstream.stop();
+          broken(err);
+        }
+        return true;
+      },
+      end: (err) => broken(err ?? new StorageError('Unavailable', 'the store ended the watch cache\'s watch')),
+    });
   }
 
   private apply(e: WatchEvent): void {
@@ -85,7 +100,10 @@ export class WatchCache implements RevisionedStore {
       if (this.window.length > this.windowSize) this.windowStart = this.window.shift()!.revision;
     }
     this.revision = Math.max(this.revision, e.revision);
-    this.hub.publish([e]);
+    if (e.type === 'progress') {
+      this.progressPending = false;
+      this.hub.publishProgress(e.revision);
+    } else this.hub.publish([e]);
     this.waiters = this.waiters.filter((w) => (w.revision <= this.revision ? (w.resolve(), false) : true));
   }
 
@@ -120,7 +138,7 @@ export class WatchCache implements RevisionedStore {
       };
       this.waiters.push(waiter);
       // Other prefixes' writes move the store's revision too: ask the store to confirm progress.
-      this.upstream?.requestProgress();
+      this.requestUpstreamProgress();
     });
   }
 
@@ -185,16 +203,24 @@ export class WatchCache implements RevisionedStore {
     // Older than the window (e.g. just after a restart): the store replays its own history, so a
     // resuming client loses nothing; only history the store compacted away is Compacted (410).
     if (after < this.windowStart) return this.store.watch(prefix, opts);
-    const watch = this.hub.subscribe(prefix, opts.signal, after);
-    return {
-      // Progress is confirmed by the store, so it covers writes to other prefixes too.
-      requestProgress: () => this.upstream?.requestProgress(),
-      async *[Symbol.asyncIterator]() {
-        // The cache may not have applied `after` yet when the watch starts: its event then
-        // arrives live and must not be delivered twice.
-        for await (const e of watch) if (e.type === 'progress' || e.revision > after) yield e;
-      },
-    };
+    return new CachedWatch(this.hub.subscribe(prefix, opts.signal, after), after, this);
+  }
+
+  /**
+   * A progress event for `watch` (one of this cache's), once the store confirms its revision.
+   * Progress is confirmed by the store, so it covers writes to other prefixes too; it goes to the
+   * watchers that asked, not to all of them.
+   */
+  requestProgressFor(watch: StoreWatch): void {
+    this.hub.requestProgressFor(watch);
+    this.requestUpstreamProgress();
+  }
+
+  /** Asks the store for progress; many watchers' requests share one. */
+  private requestUpstreamProgress(): void {
+    if (this.progressPending || !this.upstream) return;
+    this.progressPending = true;
+    this.upstream.requestProgress();
   }
 
   currentRevision(): Promise<number> {
@@ -218,6 +244,50 @@ export class WatchCache implements RevisionedStore {
     this.hub.closeAll();
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
+  }
+}
+
+/** A watch from the cache's hub, and the sink that passes its events on. */
+class CachedWatch implements StoreWatch, EventSink<WatchEvent> {
+  private sink: EventSink<WatchEvent> | undefined;
+
+  constructor(
+    private readonly watch: StoreWatch,
+    private readonly after: number,
+    private readonly cache: WatchCache,
+  ) {}
+
+  requestProgress(): void {
+    this.cache.requestProgressFor(this.watch);
+  }
+
+  start(sink: EventSink<WatchEvent>): void {
+    this.sink = sink;
+    this.watch.start(this);
+  }
+
+  resume(): void {
+    this.watch.resume();
+  }
+
+  stop(): void {
+    this.sink = undefined;
+    this.watch.stop();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    return iterate(this);
+  }
+
+  next(e: WatchEvent): boolean {
+    // The cache may not have applied `after` yet when the watch starts: its event then arrives
+    // live and must not be delivered twice.
+    if (e.type !== 'progress' && e.revision <= this.after) return true;
+    return this.sink ? this.sink.next(e) : false;
+  }
+
+  end(err?: unknown): void {
+    this.sink?.end(err);
   }
 }
 

@@ -1,11 +1,13 @@
-// In-process fan-out of committed changes to store watchers (one writer process, so no polling).
+// In-process fan-out of committed changes to store watchers (one writer process, so no polling),
+// pushed synchronously to each watcher's sink.
 // A watch from a past revision replays history lazily, page by page from the log, up to the
 // revision it was opened at, then continues with live events: no gaps, no duplicates, and a
 // long history is never held in memory at once. Live events wait in a bounded per-watcher queue:
 // a consumer that falls more than `maxQueued` events (default 10,000) or `maxQueuedBytes` of
-// values (default 64 MiB) behind is ended with an Unavailable error it sees on iteration (it must
-// watch again), so a stalled consumer never blocks writers or other watchers.
+// values (default 64 MiB) behind is ended with an Unavailable error (it must watch again), so a
+// stalled consumer never blocks writers or other watchers.
 
+import { iterate, type EventSink } from './push-stream.js';
 import { StorageError, type StoreWatch, type WatchEvent } from './revisioned-store.js';
 
 export const DEFAULT_MAX_QUEUED = 10_000;
@@ -30,36 +32,58 @@ const sizeOf = (e: WatchEvent): number =>
   e.type === 'progress' ? 0 : (e.type === 'put' ? e.kv.value.byteLength : 0) + (e.prevKv?.value.byteLength ?? 0);
 
 class Subscriber implements StoreWatch {
-  private readonly queue: WatchEvent[] = [];
+  /** Events waiting while the sink is paused or not yet started (allocated only then). */
+  private queue: WatchEvent[] | undefined;
   private queuedBytes = 0;
-  private wake: (() => void) | undefined;
+  /** The current replay page and the position in it. */
+  private page: ChangeEvent[] | undefined;
+  private pageAt = 0;
+  private sink: EventSink<WatchEvent> | undefined;
+  private paused = true;
+  private pumping = false;
   private ended = false;
   private failure: StorageError | undefined;
+  /** A progress event was asked for (see WatchHub.publishProgress). */
+  progressRequested = false;
 
   constructor(
     readonly prefix: string,
     private readonly hub: WatchHub,
-    signal: AbortSignal,
+    private readonly signal: AbortSignal | undefined,
     /** Replay the log from here (exclusive)... */
     private replayCursor: number,
     /** ...up to here (inclusive); live events start above it. */
     private readonly replayUpTo: number,
   ) {
-    if (signal.aborted) this.ended = true;
-    else signal.addEventListener('abort', () => this.end(), { once: true });
+    if (signal?.aborted) this.ended = true;
+    // The subscriber is its own abort listener (handleEvent): no closure per watch.
+    else signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    this.end();
   }
 
   offer(e: WatchEvent): void {
     if (this.ended) return;
-    if (e.type !== 'progress' && !keyOf(e).startsWith(this.prefix)) return;
+    // Events up to replayUpTo come from the replay (a watcher subscribed while a commit is
+    // being published must not get that commit twice).
+    if (e.type !== 'progress' && (e.revision <= this.replayUpTo || !keyOf(e).startsWith(this.prefix))) return;
+    // The common case: a live watcher keeping up gets the event straight away.
+    if (!this.paused && !this.pumping && !this.queue?.length && this.replayCursor >= this.replayUpTo && !this.page) {
+      this.deliver(e);
+      return;
+    }
     const bytes = sizeOf(e);
-    if (this.queue.length >= this.hub.maxQueued || this.queuedBytes + bytes > this.hub.maxQueuedBytes) {
+    const queue = (this.queue ??= []);
+    if (queue.length >= this.hub.maxQueued || this.queuedBytes + bytes > this.hub.maxQueuedBytes) {
       this.fail(new StorageError('Unavailable', `watcher fell too far behind (more than ${this.hub.maxQueued} events or ${this.hub.maxQueuedBytes} bytes queued); watch again`));
       return;
     }
-    this.queue.push(e);
+    queue.push(e);
     this.queuedBytes += bytes;
-    this.notify();
+    this.pump();
   }
 
   fail(err: StorageError): void {
@@ -68,11 +92,45 @@ class Subscriber implements StoreWatch {
     this.end();
   }
 
+  /** Ends the watch: the sink hears end (with the failure, if any) at once; queued events are dropped. */
   end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.release();
+    const sink = this.sink;
+    this.sink = undefined;
+    sink?.end(this.failure);
+  }
+
+  private release(): void {
     this.hub.remove(this);
-    this.notify();
+    this.signal?.removeEventListener('abort', this);
+    this.queue = undefined;
+    this.page = undefined;
+  }
+
+  start(sink: EventSink<WatchEvent>): void {
+    if (this.sink) throw new Error('watch already started');
+    if (this.ended) {
+      sink.end(this.failure);
+      return;
+    }
+    this.sink = sink;
+    this.paused = false;
+    this.pump();
+  }
+
+  resume(): void {
+    if (this.ended || !this.sink) return;
+    this.paused = false;
+    this.pump();
+  }
+
+  stop(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink = undefined;
+    this.release();
   }
 
   requestProgress(): void {
@@ -80,44 +138,58 @@ class Subscriber implements StoreWatch {
     this.offer({ type: 'progress', revision: this.hub.revision() });
   }
 
-  private notify(): void {
-    const w = this.wake;
-    this.wake = undefined;
-    w?.();
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    return iterate(this);
   }
 
-  /** The next page of history, or undefined once the replay is done. */
-  private nextReplayPage(): ChangeEvent[] | undefined {
-    if (this.replayCursor >= this.replayUpTo) return undefined;
-    const page = this.hub.history(this.prefix, this.replayCursor, this.replayUpTo, REPLAY_PAGE);
-    this.replayCursor = page.length < REPLAY_PAGE ? this.replayUpTo : page[page.length - 1]!.revision;
-    return page;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+  private deliver(e: WatchEvent): void {
+    let more: boolean;
     try {
-      for (;;) {
-        if (this.ended && this.failure) throw this.failure;
-        if (this.ended) return;
-        const page = this.nextReplayPage();
-        if (page) {
-          for (const e of page) {
-            if (this.ended) break;
-            yield e;
-          }
-          continue;
-        }
-        const next = this.queue.shift();
-        if (next) {
-          this.queuedBytes -= sizeOf(next);
-          yield next;
-          continue;
-        }
-        await new Promise<void>((resolve) => (this.wake = resolve));
-      }
-    } finally {
-      this.end();
+      more = this.sink!.next(e);
+    } catch (err) {
+      // One consumer's failure ends its own watch, never the commit or the other watchers.
+      this.fail(new StorageError('Unavailable', `watch consumer failed: ${err instanceof Error ? err.message : String(err)}`));
+      return;
     }
+    if (!more) this.paused = true;
+  }
+
+  /** Delivers the replay, then queued events, until the sink pauses or nothing is left. */
+  private pump(): void {
+    if (this.pumping || this.paused) return;
+    this.pumping = true;
+    try {
+      while (!this.paused && !this.ended) {
+        const e = this.nextReplayed() ?? this.nextQueued();
+        if (!e) break;
+        this.deliver(e);
+      }
+    } catch (err) {
+      // Reading history failed (compacted under a slow replay, typically).
+      this.fail(err instanceof StorageError ? err : new StorageError('Unavailable', String(err)));
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private nextReplayed(): ChangeEvent | undefined {
+    for (;;) {
+      if (this.page) {
+        if (this.pageAt < this.page.length) return this.page[this.pageAt++];
+        this.page = undefined;
+      }
+      if (this.replayCursor >= this.replayUpTo) return undefined;
+      const page = this.hub.history(this.prefix, this.replayCursor, this.replayUpTo, REPLAY_PAGE);
+      this.replayCursor = page.length < REPLAY_PAGE ? this.replayUpTo : page[page.length - 1]!.revision;
+      this.page = page;
+      this.pageAt = 0;
+    }
+  }
+
+  private nextQueued(): WatchEvent | undefined {
+    const e = this.queue?.shift();
+    if (e) this.queuedBytes -= sizeOf(e);
+    return e;
   }
 }
 
@@ -140,24 +212,41 @@ export class WatchHub {
    * replayed from the log, everything later arrives live. Call it synchronously with respect to
    * commits (the store is single-threaded), so no commit falls between the two.
    */
-  subscribe(prefix: string, signal: AbortSignal, afterRevision: number): StoreWatch {
+  subscribe(prefix: string, signal: AbortSignal | undefined, afterRevision: number): StoreWatch {
     const s = new Subscriber(prefix, this, signal, afterRevision, this.revision());
     this.subscribers.add(s);
     return s;
   }
 
-  /** A watch that fails on first iteration (e.g. Compacted). */
+  /** A watch that ends with `err` as soon as it starts (e.g. Compacted). */
   failed(err: StorageError): StoreWatch {
-    return {
+    const watch: StoreWatch = {
       requestProgress() {},
-      async *[Symbol.asyncIterator]() {
-        throw err;
-      },
+      start: (sink) => sink.end(err),
+      resume() {},
+      stop() {},
+      [Symbol.asyncIterator]: () => iterate(watch),
     };
+    return watch;
   }
 
-  publish(events: readonly WatchEvent[]): void {
+  /** Offers committed changes to every watcher, in order. */
+  publish(events: readonly ChangeEvent[]): void {
     for (const s of this.subscribers) for (const e of events) s.offer(e);
+  }
+
+  /** Offers a progress event to the watchers that asked for one (see requestProgressFor). */
+  publishProgress(revision: number): void {
+    for (const s of this.subscribers) {
+      if (!s.progressRequested) continue;
+      s.progressRequested = false;
+      s.offer({ type: 'progress', revision });
+    }
+  }
+
+  /** Marks `watch` (one of this hub's) as waiting for the next publishProgress. */
+  requestProgressFor(watch: StoreWatch): void {
+    if (watch instanceof Subscriber) watch.progressRequested = true;
   }
 
   remove(s: Subscriber): void {
