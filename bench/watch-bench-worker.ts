@@ -1,7 +1,8 @@
 // One share of the watch fan-out benchmark's watchers, in a worker thread so that reading a
 // thousand TLS streams is not one core's job: opens its watches, notes when each benchmark
 // object's event arrives (absolute time, comparable across threads), reports progress, and on
-// 'stop' sends its receipts and closes.
+// 'stop' sends its receipts and closes. 'open-extra' / 'close-extra' open and close as many
+// watches again, for the memory figure.
 
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -44,9 +45,11 @@ function lineReader(): (chunk: Buffer) => void {
   };
 }
 
+/** Closes the measured watches; `extraClosers`, the extra ones opened only to measure memory. */
 const closers: (() => void)[] = [];
+const extraClosers: (() => void)[] = [];
 
-function watchOverHttp1(): Promise<void> {
+function watchOverHttp1(close: (() => void)[]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const req = https.request({ agent, host: url.hostname, port: url.port, path: data.path, headers: { Authorization: `Bearer ${data.token}` } }, (res) => {
       res.on('data', lineReader());
@@ -55,42 +58,53 @@ function watchOverHttp1(): Promise<void> {
     req.on('error', reject);
     req.setTimeout(30_000, () => req.destroy(new Error('watch did not answer within 30 s')));
     req.end();
-    closers.push(() => req.destroy());
+    close.push(() => req.destroy());
   });
 }
 
-function watchOverHttp2(session: http2.ClientHttp2Session): Promise<void> {
+function watchOverHttp2(session: http2.ClientHttp2Session, close: (() => void)[]): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const stream = session.request({ ':path': data.path, authorization: `Bearer ${data.token}` });
     stream.on('response', () => resolve());
     stream.on('data', lineReader());
     stream.on('error', reject);
     stream.setTimeout(30_000, () => stream.destroy(new Error('watch did not answer within 30 s')));
-    closers.push(() => stream.close());
+    close.push(() => stream.close());
   });
 }
 
-if (data.streamsPerConnection > 0) {
-  const sessions: http2.ClientHttp2Session[] = [];
-  for (let i = 0; i < data.watchers; i += data.streamsPerConnection) {
-    // Receive windows as large as client-go's (1 GiB per connection, 4 MiB per stream), so
-    // that flow control does not pace the server.
-    const session = http2.connect(data.url, { ca: data.ca, settings: { initialWindowSize: 4 * 1024 * 1024 } });
-    session.on('error', () => undefined);
-    session.once('connect', () => session.setLocalWindowSize(1024 * 1024 * 1024));
-    sessions.push(session);
-    closers.push(() => session.destroy());
+/** Opens this worker's share of watches, each closer going to `close`. */
+async function openWatches(close: (() => void)[]): Promise<void> {
+  if (data.streamsPerConnection > 0) {
+    const sessions: http2.ClientHttp2Session[] = [];
+    for (let i = 0; i < data.watchers; i += data.streamsPerConnection) {
+      // Receive windows as large as client-go's (1 GiB per connection, 4 MiB per stream), so
+      // that flow control does not pace the server.
+      const session = http2.connect(data.url, { ca: data.ca, settings: { initialWindowSize: 4 * 1024 * 1024 } });
+      session.on('error', () => undefined);
+      session.once('connect', () => session.setLocalWindowSize(1024 * 1024 * 1024));
+      sessions.push(session);
+      close.push(() => session.destroy());
+    }
+    await Promise.all(Array.from({ length: data.watchers }, (_, i) => watchOverHttp2(sessions[Math.floor(i / data.streamsPerConnection)]!, close)));
+  } else {
+    await Promise.all(Array.from({ length: data.watchers }, () => watchOverHttp1(close)));
   }
-  await Promise.all(Array.from({ length: data.watchers }, (_, i) => watchOverHttp2(sessions[Math.floor(i / data.streamsPerConnection)]!)));
-} else {
-  await Promise.all(Array.from({ length: data.watchers }, () => watchOverHttp1()));
 }
+
+await openWatches(closers);
 parentPort!.postMessage({ type: 'ready' });
 const progress = setInterval(() => parentPort!.postMessage({ type: 'progress', delivered: receipts.length }), 100);
 parentPort!.on('message', (m: { type: string }) => {
-  if (m.type !== 'stop') return;
-  clearInterval(progress);
-  for (const close of closers) close();
-  agent.destroy();
-  parentPort!.postMessage({ type: 'done', receipts });
+  if (m.type === 'open-extra') {
+    void openWatches(extraClosers).then(() => parentPort!.postMessage({ type: 'extra-ready' }));
+  } else if (m.type === 'close-extra') {
+    for (const close of extraClosers.splice(0)) close();
+    parentPort!.postMessage({ type: 'extra-closed' });
+  } else if (m.type === 'stop') {
+    clearInterval(progress);
+    for (const close of closers) close();
+    agent.destroy();
+    parentPort!.postMessage({ type: 'done', receipts });
+  }
 });
