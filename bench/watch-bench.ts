@@ -1,29 +1,32 @@
 // Watch fan-out over HTTPS: N watchers on one server (a child process), writes at a fixed rate;
 // reports the write rate achieved, delivered events/s, p99 from a write's response to each
-// watcher receiving it, and the server's resident memory per idle watcher (marginal: the RSS
-// growth from N to 2N idle watchers, over N; also the growth from none to N).
+// watcher receiving it, and the server's resident memory per idle watcher: the growth of its
+// RSS, read after full garbage collections, from N to 2N idle watchers, over N.
 // Called from bench/run.ts, with many watchers at a low rate and few at a high rate.
 
 import https from 'node:https';
-import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { runLoad } from './http-load.js';
 import type { Receipt } from './watch-bench-worker.js';
 
 /** Threads reading the watches. */
 const WORKERS = 2;
-const WARM_UP_MS = 2000;
 
 export interface WatchBenchOptions {
   url: string;
   ca: string;
   token: string;
-  serverPid: number;
+  /** The server's memory after full garbage collections. */
+  memory: () => Promise<ServerMemory>;
   watchers: number;
   writesPerSecond: number;
   durationMs: number;
   /** HTTP/2 with this many watches per connection; 0 (default): HTTP/1.1, a connection each. */
   streamsPerConnection?: number;
+}
+
+export interface ServerMemory {
+  rss: number;
+  heapUsed: number;
 }
 
 export interface WatchBenchResult {
@@ -36,20 +39,16 @@ export interface WatchBenchResult {
   p50Ms: number;
   p99Ms: number;
   /**
-   * Server RSS per idle watcher, marginal: the growth from N to 2N idle watchers, divided by N
-   * (the first N also pay one-off costs, such as compiling the watch path).
+   * Server RSS per idle watcher, marginal: the growth from N to 2N idle watchers, divided by N.
+   * The first N pay one-off costs (the young generation's pages first touched, code compiled),
+   * which are not per watcher.
    */
   idleBytesPerWatcher: number;
-  /** Server RSS growth from none to N idle watchers (after warm-up traffic), divided by N. */
-  firstBytesPerWatcher: number;
+  /** The same for the JavaScript heap in use. */
+  idleHeapBytesPerWatcher: number;
 }
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
-
-const rssBytes = (pid: number): number => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-};
 
 export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBenchResult> {
   const url = new URL(o.url);
@@ -59,12 +58,7 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
   const written = new Map<number, number>();
   const nowMs = (): number => performance.timeOrigin + performance.now();
 
-  // Warm-up traffic first, so that the young generation's pages are all in use before the
-  // baseline: a fixed cost of any busy server, which would otherwise land on the watchers.
-  await runLoad({ url: o.url, ca: o.ca, connections: 8, durationMs: WARM_UP_MS, headers, method: 'GET', path: `${SC}?limit=10` });
-  await new Promise((r) => setTimeout(r, 500));
   // Watchers in worker threads (reading many TLS streams is the load generator's biggest cost).
-  const rssBefore = rssBytes(o.serverPid);
   const threads = Math.max(1, Math.min(WORKERS, o.watchers));
   const delivered = new Array<number>(threads).fill(0);
   const workers = Array.from({ length: threads }, (_, i) => {
@@ -89,14 +83,14 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
   const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 1000));
   await Promise.all(workers.map((w) => reply(w, 'ready')));
   await settle();
-  const rssFirst = rssBytes(o.serverPid);
+  const first = await o.memory();
   await Promise.all(workers.map((w) => (w.postMessage({ type: 'open-extra' }), reply(w, 'extra-ready'))));
   await settle();
-  const rssSecond = rssBytes(o.serverPid);
+  const second = await o.memory();
   await Promise.all(workers.map((w) => (w.postMessage({ type: 'close-extra' }), reply(w, 'extra-closed'))));
   await settle();
-  const firstBytesPerWatcher = Math.max(0, rssFirst - rssBefore) / o.watchers;
-  const idleBytesPerWatcher = Math.max(0, rssSecond - rssFirst) / o.watchers;
+  const idleBytesPerWatcher = Math.max(0, second.rss - first.rss) / o.watchers;
+  const idleHeapBytesPerWatcher = Math.max(0, second.heapUsed - first.heapUsed) / o.watchers;
 
   // Writes at a fixed rate (open loop, over keep-alive connections, at most 64 in flight);
   // each watcher must see each one.
@@ -158,5 +152,5 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
   );
   latencies.sort((a, b) => a - b);
   const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { watchers: o.watchers, writes, writesPerSecond: writes / writeSeconds, delivered: count, deliveredPerSecond: (count / elapsed) * 1000, p50Ms: pct(0.5), p99Ms: pct(0.99), idleBytesPerWatcher, firstBytesPerWatcher };
+  return { watchers: o.watchers, writes, writesPerSecond: writes / writeSeconds, delivered: count, deliveredPerSecond: (count / elapsed) * 1000, p50Ms: pct(0.5), p99Ms: pct(0.99), idleBytesPerWatcher, idleHeapBytesPerWatcher };
 }
