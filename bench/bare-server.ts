@@ -1,5 +1,7 @@
-// Baseline for the GET benchmark: a bare node:https server answering every request with a
-// fixed JSON body of the given size. Run as a child process; prints its port on stdout.
+// Baselines: a bare node:https server answering every request with a fixed JSON body of the
+// given size (for the GET benchmark), except /stream, which it answers with headers and then
+// holds open, as a watch with nothing to say (the floor under an HTTP/1.1 watch's memory). Run
+// as a child process; prints its port on stdout.
 
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
@@ -11,6 +13,11 @@ if (!certFile || !keyFile || !sizeArg) {
 }
 const body = Buffer.from(JSON.stringify({ kind: 'Padding', data: 'x'.repeat(Math.max(0, Number(sizeArg) - 30)) }));
 const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
+  if (req.url === '/stream') {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    return;
+  }
   req.resume();
   req.on('end', () => {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });

@@ -14,7 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { runLoad, type LoadResult } from './http-load.js';
 import { rawSqliteInsertRate } from './storage-baseline.js';
 import { benchCtbValidation } from './ctb-validation-bench.js';
-import { benchWatchFanOut, type ServerMemory } from './watch-bench.js';
+import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-bench.js';
 import { benchPatchTypes } from './patch-bench.js';
 import { benchListFromCache } from './list-bench.js';
 
@@ -69,8 +69,8 @@ async function startApiServer(nodeArgs: string[] = []): Promise<Started> {
   return { child, url: m[1]!, ca, token: kubeconfig.users[0]!.user.token, dataDir };
 }
 
-async function startBareServer(certFile: string, keyFile: string, bodyBytes: number): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(here, 'bare-server.js'), certFile, keyFile, String(bodyBytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startBareServer(certFile: string, keyFile: string, bodyBytes: number, nodeArgs: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...nodeArgs, join(here, 'bare-server.js'), certFile, keyFile, String(bodyBytes)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const m = await waitForLine(child, /^(\d+)\n/, 10_000);
   return { child, url: `https://127.0.0.1:${m[1]}` };
 }
@@ -179,8 +179,9 @@ async function main(): Promise<void> {
       // rate (up to 2 × 16 MB), is fixed at its largest size: RSS deltas then measure memory
       // kept, not garbage or the nursery's resizing.
       const watchers = Number(process.env.BENCH_WATCHERS ?? 1000);
+      const probed = ['--expose-gc', '--import', join(here, 'memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16'];
       const fresh = async () => {
-        const s = await startApiServer(['--expose-gc', '--import', join(here, 'memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16']);
+        const s = await startApiServer(probed);
         children.push(s.child);
         watchDataDirs.push(s.dataDir);
         return s;
@@ -208,6 +209,14 @@ async function main(): Promise<void> {
       console.log('');
       await fanOut('HTTP/2, 100 watches per connection, as client-go multiplexes them', 100);
       const watchServer = await fanOut('HTTP/1.1, a connection per watcher', 0);
+      // The floor under an HTTP/1.1 watch: what Node's own HTTPS server spends on a connection
+      // holding one open response, measured the same way.
+      const bare = await startBareServer(join(watchServer.dataDir, 'apiserver.crt'), join(watchServer.dataDir, 'apiserver.key'), 0, probed);
+      children.push(bare.child);
+      const floor = await benchIdleStreams({ url: bare.url, ca: watchServer.ca, path: '/stream', count: watchers, memory: () => measureMemory(bare.child) });
+      console.log(
+        `  baseline: a bare node:https server holding ${watchers} more open responses, a TLS connection each: server RSS ${kb(floor.rssBytesPerStream)}, JavaScript heap in use ${kb(floor.heapBytesPerStream)} per connection`,
+      );
       const f = await benchWatchFanOut({ url: watchServer.url, ca: watchServer.ca, token: watchServer.token, memory: () => measureMemory(watchServer.child), watchers: 10, writesPerSecond: 1000, durationMs: 5000 });
       const keptUp = f.writesPerSecond >= 950 && f.delivered === f.writes * f.watchers;
       console.log(

@@ -154,3 +154,46 @@ export async function benchWatchFanOut(o: WatchBenchOptions): Promise<WatchBench
   const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return { watchers: o.watchers, writes, writesPerSecond: writes / writeSeconds, delivered: count, deliveredPerSecond: (count / elapsed) * 1000, p50Ms: pct(0.5), p99Ms: pct(0.99), idleBytesPerWatcher, idleHeapBytesPerWatcher };
 }
+
+export interface IdleStreamsOptions {
+  url: string;
+  ca: string;
+  path: string;
+  count: number;
+  memory: () => Promise<ServerMemory>;
+}
+
+/**
+ * Memory per open HTTP/1.1 streaming response (a TLS connection each) of any server: `count`
+ * requests held open, then `count` more; the growth between the two, over `count`.
+ */
+export async function benchIdleStreams(o: IdleStreamsOptions): Promise<{ rssBytesPerStream: number; heapBytesPerStream: number }> {
+  const url = new URL(o.url);
+  const agent = new https.Agent({ ca: o.ca, keepAlive: false, maxSockets: Infinity });
+  const open = () =>
+    Promise.all(
+      Array.from(
+        { length: o.count },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const req = https.request({ agent, host: url.hostname, port: url.port, path: o.path }, (res) => {
+              res.resume();
+              resolve();
+            });
+            req.on('error', reject);
+            req.end();
+          }),
+      ),
+    );
+  try {
+    await open();
+    await new Promise((r) => setTimeout(r, 1000));
+    const first = await o.memory();
+    await open();
+    await new Promise((r) => setTimeout(r, 1000));
+    const second = await o.memory();
+    return { rssBytesPerStream: Math.max(0, second.rss - first.rss) / o.count, heapBytesPerStream: Math.max(0, second.heapUsed - first.heapUsed) / o.count };
+  } finally {
+    agent.destroy();
+  }
+}
