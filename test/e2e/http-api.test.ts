@@ -310,6 +310,21 @@ describe('HTTP API', () => {
       assert.deepEqual(events.map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'w1']]);
     });
 
+    test('allowWatchBookmarks: a BOOKMARK within 30 s carrying only the current resourceVersion; without it, none', async () => {
+      const created = await server.request('POST', SC, { body: scidr('bm1', ['10.71.0.0/16']) });
+      const rv = Number(created.json.metadata.resourceVersion);
+      // A selector nothing matches: the only thing to arrive is the bookmark itself.
+      const query = `watch=true&resourceVersion=${rv}&labelSelector=bookmark%3Dnone&timeoutSeconds=31`;
+      const started = Date.now();
+      const [asked, plain] = await Promise.all([watchEvents(`${SC}?${query}&allowWatchBookmarks=true`, 1), watchEvents(`${SC}?${query.replace('timeoutSeconds=31', 'timeoutSeconds=20')}`, 1)]);
+      assert.ok(Date.now() - started < 30_000);
+      assert.deepEqual(asked.events.map((e) => e.type), ['BOOKMARK']);
+      const bookmark = asked.events[0].object;
+      assert.deepEqual([bookmark.kind, bookmark.apiVersion, Object.keys(bookmark.metadata)], ['ServiceCIDR', 'networking.platform.io/v1', ['resourceVersion']]);
+      assert.ok(Number(bookmark.metadata.resourceVersion) >= rv);
+      assert.deepEqual(plain.events, [], 'no bookmarks unless asked for');
+    });
+
     test('sendInitialEvents ends the initial state with an annotated BOOKMARK', async () => {
       const { events } = await watchEvents(`${SC}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&fieldSelector=metadata.name%3Dw1`, 2);
       assert.equal(events[0].type, 'ADDED');
