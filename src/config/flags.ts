@@ -72,7 +72,8 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    // Errors are printed once, by main (with the program's name); commander only throws them.
+    .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
   program.parse(argv as string[], { from: 'user' });
   const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));

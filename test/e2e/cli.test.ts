@@ -25,6 +25,10 @@ describe('command line', () => {
     const p = await runMain(['--secure-port', 'x']);
     assert.equal(p.code, 2);
     assert.match(p.stderr, /--secure-port.*must be a port number/);
+    assert.equal(p.stderr.trim().split('\n').length, 1, `printed once: ${p.stderr}`);
+    const u = await runMain(['--bogus']);
+    assert.equal(u.code, 2);
+    assert.equal(u.stderr, "platform-apiserver: unknown option '--bogus'\n");
   });
 
   test('--token-auth-file users authenticate; the admin token and kubeconfig are private files', async () => {
