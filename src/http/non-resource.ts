@@ -17,7 +17,8 @@ import {
 } from './discovery/discovery-documents.js';
 import { header } from './endpoint.js';
 import { parseAccept } from './negotiation.js';
-import { buildOpenAPIV2 } from './openapi/openapi-v2.js';
+import { buildOpenAPIV2, type OpenAPIV2Documents } from './openapi/openapi-v2.js';
+import { negotiateOpenAPIV2 } from './openapi/negotiate-v2.js';
 import { buildOpenAPIV3, type OpenAPIDocument } from './openapi/openapi-v3.js';
 import { writeBody } from './response-writer.js';
 
@@ -40,12 +41,12 @@ export interface NonResourceOptions {
 
 export class NonResourceRoutes {
   private readonly openapiV3;
-  private readonly openapiV2: OpenAPIDocument;
+  private readonly openapiV2: OpenAPIV2Documents;
   private readonly aggregated: Record<'v2' | 'v2beta1', { body: string; etag: string }>;
 
   constructor(private readonly opts: NonResourceOptions) {
     this.openapiV3 = buildOpenAPIV3(opts.definitions);
-    this.openapiV2 = buildOpenAPIV2(opts.definitions);
+    this.openapiV2 = buildOpenAPIV2(opts.definitions, opts.version.gitVersion);
     const agg = (v: 'v2' | 'v2beta1') => {
       const body = `${JSON.stringify(aggregatedDiscovery([...opts.definitions, ...opts.extraDiscovery], v))}\n`;
       return { body, etag: discoveryEtag(body) };
@@ -131,10 +132,8 @@ export class NonResourceRoutes {
 
   private openapi(req: FastifyRequest, reply: FastifyReply, parts: string[], query: URLSearchParams): void {
     if (parts[1] === 'v2' && parts.length === 2) {
-      const accepts = parseAccept(header(req, 'accept'));
-      const wantsJson = accepts.length === 0 || accepts.some((r) => r.type === 'application/json' || r.type === '*/*');
-      if (!wantsJson) throw notAcceptable('only the following media types are accepted: application/json');
-      return this.sendDocument(req, reply, this.openapiV2, query);
+      const which = negotiateOpenAPIV2(header(req, 'accept'));
+      return this.sendDocument(req, reply, this.openapiV2[which.encoding], query, undefined, which.contentType);
     }
     if (parts[1] !== 'v3') throw pathNotFound();
     if (parts.length === 2) {
@@ -146,7 +145,7 @@ export class NonResourceRoutes {
   }
 
   /** Content-hash caching as kube: a matching ?hash= is immutable, a stale one redirects, none revalidates. */
-  private sendDocument(req: FastifyRequest, reply: FastifyReply, doc: OpenAPIDocument, query: URLSearchParams, gv?: string): void {
+  private sendDocument(req: FastifyRequest, reply: FastifyReply, doc: OpenAPIDocument, query: URLSearchParams, gv?: string, contentType = 'application/json'): void {
     const etag = `"${doc.hash}"`;
     const hash = query.get('hash');
     reply.header('ETag', etag).header('Vary', 'Accept');
@@ -156,6 +155,6 @@ export class NonResourceRoutes {
     if (hash) reply.header('Cache-Control', 'public, immutable').header('Expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString());
     else reply.header('Cache-Control', 'no-cache, private');
     if (header(req, 'if-none-match') === etag) return void reply.code(304).send();
-    reply.code(200).header('Content-Type', 'application/json').send(doc.body);
+    reply.code(200).header('Content-Type', contentType).send(doc.body);
   }
 }
