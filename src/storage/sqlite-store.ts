@@ -72,6 +72,9 @@ export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(opts);
 }
 
+/** The revision of a store that has never been written (etcd's too). */
+const FIRST_REVISION = 1;
+
 export class SqliteStore implements RevisionedStore {
   private readonly db: Database.Database;
   private readonly lock: LockFile | undefined;
@@ -145,7 +148,9 @@ export class SqliteStore implements RevisionedStore {
     this.compacted = this.stmt.meta.get('compacted')!.value;
     // Not stored per write (one page less per commit): compaction only removes rows at or below
     // the compacted revision, so the newest log row or the compacted revision is the latest.
-    this.revision = Math.max(this.stmt.maxRevision.get()!.r ?? 0, this.compacted);
+    // A fresh database is at revision 1, as a fresh etcd is (its first write is 2): resourceVersion
+    // "0" means "any" to clients, so no list or watch may ever be answered at 0.
+    this.revision = Math.max(this.stmt.maxRevision.get()!.r ?? 0, this.compacted, FIRST_REVISION);
     this.hub = new WatchHub({
       revision: () => this.revision,
       history: (prefix, after, upTo, limit) => this.history(prefix, after, upTo, limit),

@@ -43,6 +43,19 @@ export function describeRevisionedStore(name: string, makeStore: StoreFactory): 
   };
 
   describe(`RevisionedStore conformance: ${name}`, () => {
+    // etcd's first revision is 1; a revision (resourceVersion) of 0 means "any" to clients, so a
+    // fresh store must never answer it, and its first write must be newer than what it answered.
+    test('a fresh store is at revision 1 or later, and its first write is newer', withStore(async (s) => {
+      const fresh = await s.currentRevision();
+      assert.ok(fresh >= 1, `fresh revision ${fresh}`);
+      const empty = await s.list('/r/fresh/');
+      assert.equal(empty.revision, fresh);
+      assert.deepEqual(empty.kvs, []);
+      assert.equal((await s.get('/r/fresh/x')).revision, fresh);
+      const w = await s.optimisticPut('/r/fresh/x', bytes('1'), 0);
+      assert.ok(w.revision > fresh);
+    }));
+
     test('create, read back, and KeyExists with the current value', withStore(async (s) => {
       const r = await s.optimisticPut('/r/a/1', bytes('v1'), 0);
       assert.equal(r.kv.modRevision, r.revision);

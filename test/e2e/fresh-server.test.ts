@@ -1,0 +1,69 @@
+// A fresh server (empty database) as an informer meets it: the first list carries a real
+// resourceVersion (never "0", which clients read as "any"), and a watch from it delivers the
+// writes made between the list and the watch.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import https from 'node:https';
+import { startServer, type TestServer } from './harness.js';
+
+const SC = '/apis/networking.platform.io/v1/servicecidrs';
+
+/** Reads watch events until `count` arrived (bounded by the server-side timeoutSeconds). */
+function watchEvents(server: TestServer, path: string, count: number): Promise<any[]> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const events: any[] = [];
+    const req = https.request({ host: url.hostname, port: url.port, path, ca: server.caCertPem, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          events.push(JSON.parse(buf.slice(0, nl)));
+          buf = buf.slice(nl + 1);
+          if (events.length >= count) {
+            req.destroy();
+            resolve(events);
+          }
+        }
+      });
+      res.on('end', () => resolve(events));
+    });
+    req.on('error', (e) => (events.length >= count ? undefined : reject(e)));
+    req.end();
+  });
+}
+
+for (const backend of ['sqlite', 'memory'] as const) {
+  describe(`a fresh ${backend} server`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer({ args: ['--storage-backend', backend] });
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    test('list+watch from the first list loses nothing', async () => {
+      const list = await server.request('GET', SC);
+      assert.equal(list.status, 200, list.text);
+      const rv: string = list.json.metadata.resourceVersion;
+      assert.match(rv, /^[1-9]\d*$/, `first list resourceVersion ${rv}`);
+      assert.deepEqual(list.json.items, []);
+      const ctbList = await server.request('GET', '/apis/certificates.platform.io/v1beta1/clustertrustbundles');
+      assert.notEqual(ctbList.json.metadata.resourceVersion, '0');
+
+      // Written after the list, before the watch starts: an informer must still see it.
+      const created = await server.request('POST', SC, { body: { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'between' }, spec: { cidrs: ['10.7.0.0/16'] } } });
+      assert.equal(created.status, 201, created.text);
+      assert.ok(Number(created.json.metadata.resourceVersion) > Number(rv));
+
+      const events = await watchEvents(server, `${SC}?watch=1&resourceVersion=${rv}&timeoutSeconds=10`, 1);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion]),
+        [['ADDED', 'between', created.json.metadata.resourceVersion]],
+      );
+    });
+  });
+}
