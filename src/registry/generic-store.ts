@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
+import { canonicalOrder, setResourceVersion } from '../apimachinery/field-order.js';
 import { isJsonMap } from '../apimachinery/json-value.js';
 import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
@@ -183,16 +184,22 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       if (errs.length) throw invalid(groupKindOf(this.definition), obj.metadata.name ?? '', errs);
       ctx.warnings.push(...this.strategy.warningsOnCreate(ctx, obj));
       await this.admit(ctx, 'CREATE', obj, undefined);
-      if (ctx.dryRun) return obj;
+      const stored = this.canonical(obj);
+      if (ctx.dryRun) return stored;
       try {
-        const r = await this.storage.optimisticPut(this.key(obj.metadata.name!), encodeObject(obj), 0);
-        obj.metadata.resourceVersion = String(r.revision);
-        return obj;
+        const r = await this.storage.optimisticPut(this.key(stored.metadata.name!), encodeObject(stored), 0);
+        setResourceVersion(stored, String(r.revision));
+        return stored;
       } catch (err) {
         if (generateName && isStorageError(err, 'KeyExists') && attempt < GENERATE_NAME_ATTEMPTS) continue;
         return translateStorageError(err, this.gr, obj.metadata.name!);
       }
     }
+  }
+
+  /** The object with its fields in the kind's (kube's) order: how it is stored and served. */
+  private canonical(obj: T): T {
+    return canonicalOrder(obj, this.definition.fieldOrder);
   }
 
   private fillCreateSystemFields(obj: T): void {
@@ -262,17 +269,18 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       if (errs.length) throw invalid(groupKindOf(this.definition), name, errs);
       ctx.warnings.push(...this.strategy.warningsOnUpdate(ctx, obj, old));
       await this.admit(ctx, 'UPDATE', obj, old);
-      if (sameStoredForm(obj, old)) return { object: old, created: false };
-      if (ctx.dryRun) return { object: obj, created: false };
+      const next = this.canonical(obj);
+      if (sameStoredForm(next, old)) return { object: old, created: false };
+      if (ctx.dryRun) return { object: next, created: false };
       try {
-        if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) {
+        if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
           // The last finalizer is gone: the object goes now.
           await this.storage.optimisticDelete(this.key(name), kv.modRevision);
-          return { object: obj, created: false };
+          return { object: next, created: false };
         }
-        const r = await this.storage.optimisticPut(this.key(name), encodeObject(obj), kv.modRevision);
-        obj.metadata.resourceVersion = String(r.revision);
-        return { object: obj, created: false };
+        const r = await this.storage.optimisticPut(this.key(name), encodeObject(next), kv.modRevision);
+        setResourceVersion(next, String(r.revision));
+        return { object: next, created: false };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && (!clientRV || opts.retryOnConflict) && attempt < MAX_RETRIES) continue;
         return translateStorageError(err, this.gr, name);
@@ -329,11 +337,12 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
     obj.metadata.deletionTimestamp = rfc3339Now(this.now());
     obj.metadata.deletionGracePeriodSeconds = 0;
-    if (ctx.dryRun) return { object: obj, deleted: false };
+    const marked = this.canonical(obj);
+    if (ctx.dryRun) return { object: marked, deleted: false };
     try {
-      const r = await this.storage.optimisticPut(this.key(name), encodeObject(obj), kv.modRevision);
-      obj.metadata.resourceVersion = String(r.revision);
-      return { object: obj, deleted: false };
+      const r = await this.storage.optimisticPut(this.key(name), encodeObject(marked), kv.modRevision);
+      setResourceVersion(marked, String(r.revision));
+      return { object: marked, deleted: false };
     } catch (err) {
       if (isStorageError(err, 'Conflict')) return this.delete(ctx, name, {});
       return translateStorageError(err, this.gr, name);

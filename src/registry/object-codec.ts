@@ -1,6 +1,7 @@
 // Objects to stored bytes and back. Stored bytes never hold resourceVersion: it is the key's
 // modRevision, stamped on read.
 
+import { setResourceVersion } from '../apimachinery/field-order.js';
 import { deepEqual } from '../apimachinery/json-value.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import type { KeyValue } from '../storage/revisioned-store.js';
@@ -15,7 +16,7 @@ export function encodeObject(obj: KubeObject): Uint8Array {
 
 export function decodeObject<T extends KubeObject>(kv: KeyValue): T {
   const obj = JSON.parse(decoder.decode(kv.value)) as T;
-  obj.metadata.resourceVersion = String(kv.modRevision);
+  setResourceVersion(obj, String(kv.modRevision));
   return obj;
 }
 

@@ -2,6 +2,7 @@
 // (src/resources/<plural>/index.ts builds it). http/ derives routes, discovery and OpenAPI from it;
 // the generic store derives behaviour from it.
 
+import type { FieldOrder } from '../apimachinery/field-order.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import type { SchemaRegistry } from '../apimachinery/schema.js';
 import type { Strategy } from './strategy.js';
@@ -47,6 +48,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   schemaName: string;
   /** Component name of the list kind's schema. */
   listSchemaName: string;
+  /** The kind's fields in kube's (Go struct) order: objects are stored and served in it. */
+  fieldOrder: FieldOrder;
   /**
    * The kind's zero value as kube-apiserver serializes an empty Go object (fields without
    * omitempty present): what field ownership compares a create against.

@@ -1,5 +1,6 @@
 // The ClusterTrustBundle resource definition: everything the server needs to serve the kind.
 
+import { kindOrder } from '../../apimachinery/field-order.js';
 import type { ResourceDefinition } from '../../registry/resource-definition.js';
 import { CTB_LIST_SCHEMA, CTB_SCHEMA, clusterTrustBundleSchemas } from './openapi.js';
 import { clusterTrustBundleStrategy } from './strategy.js';
@@ -23,6 +24,7 @@ export const clusterTrustBundles: ResourceDefinition<ClusterTrustBundle> = {
   schemas: clusterTrustBundleSchemas,
   schemaName: CTB_SCHEMA,
   listSchemaName: CTB_LIST_SCHEMA,
+  fieldOrder: kindOrder(['spec', ['signerName', 'trustBundle']]),
   zeroValue: () => ({ metadata: { creationTimestamp: null }, spec: { trustBundle: '' } }),
   selectableFields: (o) => ({ 'metadata.name': o.metadata.name ?? '', 'spec.signerName': o.spec?.signerName ?? '' }),
   unknownFieldLabelMessage: (label) => `field label not supported: ${label}`,

@@ -1,5 +1,6 @@
 // The ServiceCIDR resource definition, with its /status subresource.
 
+import { CONDITION_ORDER, kindOrder } from '../../apimachinery/field-order.js';
 import type { ResourceDefinition } from '../../registry/resource-definition.js';
 import { SC_LIST_SCHEMA, SC_SCHEMA, serviceCIDRSchemas } from './openapi.js';
 import { serviceCIDRStatusStrategy, serviceCIDRStrategy } from './strategy.js';
@@ -23,6 +24,7 @@ export const serviceCIDRs: ResourceDefinition<ServiceCIDR> = {
   schemas: serviceCIDRSchemas,
   schemaName: SC_SCHEMA,
   listSchemaName: SC_LIST_SCHEMA,
+  fieldOrder: kindOrder(['spec', ['cidrs']], ['status', [['conditions', CONDITION_ORDER]]]),
   zeroValue: () => ({ metadata: { creationTimestamp: null }, spec: {}, status: {} }),
   selectableFields: (o) => ({ 'metadata.name': o.metadata.name ?? '', 'metadata.namespace': '' }),
   unknownFieldLabelMessage: (label) => `"${label}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
