@@ -1,7 +1,8 @@
-// @kubernetes/client-node against the real server: an Informer (list, then watch from the list's
-// resourceVersion) stays in sync through writes, a restart of the server and a 410 after
-// compaction (it relists); the object API's default strategic patch and its ServerSideApply
-// strategy.
+// @kubernetes/client-node 1.x specifics against the real server: an Informer (list, then watch
+// from the list's resourceVersion) stays in sync through writes and a restart of the server; the
+// object API's default strategic patch (with its user-agent field manager) and ServerSideApply.
+// The suite both majors share (CRUD, four patch types, informers through a 410, bookmarks) is
+// client-node-suite.ts, run by client-node-majors.test.ts.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,59 +68,6 @@ describe('client-node informer', () => {
     await write('PATCH', `${PATH}/one`, { metadata: { labels: { v: '3' } } });
     await waitFor('changes after the restart', () => names().join() === 'one,three' && labelOf('one') === '3');
     assert.deepEqual(seen.slice(0, 4), ['add one', 'add two', 'update one', 'delete two']);
-  });
-});
-
-describe('client-node informer after compaction', () => {
-  let server: TestServer;
-  let informer: (k8s.Informer<k8s.KubernetesObject> & k8s.ObjectCache<k8s.KubernetesObject>) | undefined;
-  after(async () => {
-    await informer?.stop();
-    await server?.stop();
-  });
-
-  test('a watch resumed from a compacted resourceVersion gets 410; the informer relists and catches up', async () => {
-    const args = ['--etcd-compaction-interval', '1s'];
-    server = await startServer({ args });
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(server.kubeconfigPath);
-    const api = kc.makeApiClient(k8s.CustomObjectsApi);
-    const inf = k8s.makeInformer(kc, PATH, () => api.listClusterCustomObject({ group: GROUP, version: 'v1', plural: 'servicecidrs' }) as never);
-    informer = inf;
-    const events: string[] = [];
-    inf.on('add', (o) => events.push(`add ${o.metadata?.name}`));
-    inf.on('update', (o) => events.push(`update ${o.metadata?.name}`));
-    inf.on('delete', (o) => events.push(`delete ${o.metadata?.name}`));
-    inf.on('error', () => undefined); // while the server is down; restarted by hand below
-    await inf.start();
-    const names = () => inf.list().map((o) => o.metadata?.name).sort().join();
-    const sc = (name: string) => ({ apiVersion: `${GROUP}/v1`, kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: ['10.60.0.0/24'] } });
-    await server.request('POST', PATH, { body: sc('keep') });
-    await server.request('POST', PATH, { body: sc('gone') });
-    await waitFor('the first two objects', () => names() === 'gone,keep');
-    // makeInformer returns a ListWatch, which also reports the version it resumes from.
-    const seenVersion = (inf as unknown as k8s.ListWatch<k8s.KubernetesObject>).latestResourceVersion();
-    assert.match(seenVersion, /^\d+$/);
-
-    // The informer loses its server; meanwhile objects change and that history is compacted away.
-    const { port, dataDir } = server;
-    await server.stop({ keepData: true });
-    server = await startServer({ dataDir, removeOnStop: true, args: ['--secure-port', String(port), ...args] });
-    await server.request('DELETE', `${PATH}/gone`);
-    await server.request('POST', PATH, { body: sc('new') });
-    await server.request('PATCH', `${PATH}/keep`, { body: { metadata: { labels: { v: 'after' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
-    let expired = false;
-    for (let i = 0; i < 100 && !expired; i++) {
-      const r = await server.request('GET', `${PATH}?resourceVersion=${seenVersion}&resourceVersionMatch=Exact`);
-      expired = r.status === 410;
-      if (!expired) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.ok(expired, 'the informer\'s resourceVersion was compacted');
-
-    await inf.start();
-    await waitFor('the relist', () => names() === 'keep,new' && inf.list().find((o) => o.metadata?.name === 'keep')?.metadata?.labels?.v === 'after');
-    assert.ok(events.includes('delete gone'), events.join());
-    assert.ok(events.includes('add new'), events.join());
   });
 });
 
