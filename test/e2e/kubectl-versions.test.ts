@@ -1,6 +1,6 @@
-// kubectl 1.27, 1.28 and 1.33 (the pinned binaries) against one server, in parallel: the write
-// commands that read OpenAPI v2 as protobuf on 1.27/1.28 (create, apply, diff, replace, explain,
-// edit) and server-side apply; `auth whoami` as a 1.33 cluster answers each; a manifest of the
+// kubectl 1.27 to 1.33 (the pinned binaries) against one server, in parallel: the write commands
+// that read OpenAPI v2 as protobuf on 1.27/1.28 (create, apply, diff, replace, explain, edit) and
+// server-side apply; `auth whoami` as a 1.33 cluster answers each; a manifest of the
 // wrong group gets kubectl's no-match error. Also /openapi/v2 over HTTP: protobuf, ETag, 304.
 
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +13,7 @@ import { kubectlFor, type Kubectl } from './kubectl.js';
 import { requireTool } from './require-tool.js';
 
 const PINNED = '/usr/lib/google-cloud-sdk/bin/kubectl';
-const VERSIONS = ['1.27', '1.28', '1.33'] as const;
+const VERSIONS = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'] as const;
 const binaries = Object.fromEntries(VERSIONS.map((v) => [v, requireTool(`${PINNED}.${v}`, `kubectl ${v} is a supported client`)]));
 const missing = VERSIONS.some((v) => !binaries[v]);
 
@@ -67,7 +67,7 @@ async function scenario(version: string, kubectl: Kubectl, editor: string, octet
   assert.deepEqual(final.metadata.labels, { replaced: 'yes' });
 }
 
-describe('kubectl 1.27, 1.28 and 1.33', { skip: missing }, () => {
+describe('kubectl 1.27 to 1.33', { skip: missing }, () => {
   let server: TestServer;
   let scratch: string;
   let editor: string;
