@@ -58,6 +58,11 @@ async function scenario(version: string, kubectl: Kubectl, editor: string, octet
   const explained = await kubectl(['explain', 'servicecidrs.spec.cidrs']);
   assert.equal(explained.code, 0, `${version} explain: ${explained.stderr}`);
   assert.match(explained.stdout, /FIELD:\s+cidrs <\[\]string>/);
+  // The v2 renderer reads the protobuf document's schemas (definitions, refs, extensions).
+  const v2 = await kubectl(['explain', 'servicecidrs.spec', '--output=plaintext-openapiv2']);
+  assert.equal(v2.code, 0, `${version} explain v2: ${v2.stderr}`);
+  assert.match(v2.stdout, /RESOURCE: spec <Object>/);
+  assert.match(v2.stdout, /cidrs\t<\[\]string>/);
 
   const edited = await kubectl(['edit', 'scidr', ssa], { env: { EDITOR: editor, KUBE_EDITOR: editor } });
   ok(edited, `servicecidr.networking.platform.io/${ssa} edited`, 'edit');
