@@ -58,10 +58,15 @@ test('watchedStore: a client watch registers, counts events and unregisters once
   assert.deepEqual(seen, ['put']);
 
   calls.length = 0;
-  const feed = watchedStore(inner, observer, 'as.g', 'cache').watch('/a/', { afterRevision: 0 });
+  const cacheStore = watchedStore(inner, observer, 'as.g', 'cache');
+  const feed = cacheStore.watch('/a/', { afterRevision: 0 });
   feed.start({ next: () => true, end: () => {} });
+  // A client watch the cache hands to the store while its feed runs is not the feed.
+  const resumed = cacheStore.watch('/a/', { afterRevision: 0 });
+  resumed.start({ next: () => true, end: () => {} });
   await inner.optimisticPut('/a/y', enc('1'), 0);
   await new Promise((r) => setImmediate(r));
+  resumed.stop();
   await inner.close();
   assert.deepEqual(calls, ['cache-init as.g', 'cache-event as.g 2', 'cache-ended as.g']);
 });

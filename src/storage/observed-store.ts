@@ -56,10 +56,23 @@ export type WatchRole = 'client' | 'cache';
  * watchers, events sent) or, for the store under a watch cache, as the cache's feed.
  */
 export function watchedStore(inner: RevisionedStore, observer: StorageObserver, resource: string, role: WatchRole): RevisionedStore {
+  // Under a watch cache, the cache also hands some client watches straight to the store (those
+  // resuming from before its window). Its own feed is the watch it opens when it has none: the
+  // first, and the first after one ended; the others are client watches, counted above the cache.
+  let feed: ObservedWatch | undefined;
   return new Proxy(inner, {
     get(target, prop, receiver) {
       if (prop === 'watch') {
-        return (prefix: string, opts: WatchOptions): StoreWatch => new ObservedWatch(target.watch(prefix, opts), observer, resource, role);
+        return (prefix: string, opts: WatchOptions): StoreWatch => {
+          const watch = target.watch(prefix, opts);
+          if (role === 'client') return new ObservedWatch(watch, observer, resource, role);
+          if (feed) return watch;
+          const observed: ObservedWatch = new ObservedWatch(watch, observer, resource, role, () => {
+            if (feed === observed) feed = undefined;
+          });
+          feed = observed;
+          return observed;
+        };
       }
       const value: unknown = Reflect.get(target, prop, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
@@ -76,6 +89,7 @@ class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
     private readonly observer: StorageObserver,
     private readonly resource: string,
     private readonly role: WatchRole,
+    private readonly onEnd: () => void = () => {},
   ) {}
 
   start(sink: EventSink<WatchEvent>): void {
@@ -120,6 +134,7 @@ class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
 
   private unregister(): void {
     this.sink = undefined;
+    this.onEnd();
     if (!this.registered) return;
     this.registered = false;
     if (this.role === 'client') this.observer.watchers(this.resource, -1);
