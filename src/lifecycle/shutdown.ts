@@ -21,7 +21,9 @@ export interface ShutdownOptions {
    * owns our lifetime (npm start); a server started with `nohup … &` must outlive its shell.
    */
   parentCheckMs?: number;
-  exit?: (code: number) => never;
+  exit?: (code: number) => void;
+  /** The signals that stop the server (default SIGTERM and SIGINT). */
+  signals?: readonly NodeJS.Signals[];
 }
 
 export interface Shutdown {
@@ -66,8 +68,7 @@ export function installShutdown(opts: ShutdownOptions): Shutdown {
     }
     void stop(signal);
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  for (const signal of opts.signals ?? ['SIGTERM', 'SIGINT']) process.on(signal, onSignal);
 
   // A parent that dies leaves us re-parented (ppid changes): stop as if signalled.
   const parent = process.ppid;
