@@ -14,6 +14,10 @@ module.exports = {
     layer('auth', ['apimachinery']),
     layer('controllers', ['apimachinery', 'registry']),
     layer('http', ['apimachinery', 'registry', 'auth']),
+    // Composition-level: the prom-client metrics and the server's lifecycle (health, shutdown),
+    // wired by main; no layer below imports them.
+    layer('metrics', ['apimachinery', 'storage', 'auth']),
+    layer('lifecycle', ['apimachinery', 'storage', 'http', 'metrics']),
     { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
   ],
   options: {

@@ -17,12 +17,13 @@ import { benchCtbValidation } from './ctb-validation-bench.js';
 import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-bench.js';
 import { benchPatchTypes } from './patch-bench.js';
 import { benchListFromCache } from './list-bench.js';
+import { benchOverload } from './overload-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const CONNECTIONS = [1, 16, 50];
 /** `npm run bench -- watch list`: only these sections (all when none are named). */
-const SECTIONS = ['crud', 'patch', 'watch', 'list', 'ctb'] as const;
+const SECTIONS = ['crud', 'patch', 'watch', 'list', 'ctb', 'overload'] as const;
 const asked = process.argv.slice(2);
 for (const a of asked) if (!(SECTIONS as readonly string[]).includes(a)) throw new Error(`unknown bench section ${a}; sections: ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]): boolean => asked.length === 0 || asked.includes(section);
@@ -230,6 +231,35 @@ async function main(): Promise<void> {
       console.log(
         `\nlist of ${l.objects} objects (limit 500, ${l.pages} pages, following continue) through the registry and watch cache: ${l.cacheMs.toFixed(1)} ms ` +
           `vs reading the same rows from SQLite (SELECT + JSON.parse) ${l.rawSqliteMs.toFixed(1)} ms: ratio ${l.ratio.toFixed(2)}× (target ≤ 1.0×: ${l.ratio <= 1 ? 'met' : 'NOT met'})`,
+      );
+    }
+
+    if (runs('overload')) {
+      // On a fresh server: the storm's objects and memory must not weigh on the other sections.
+      const s = await startApiServer();
+      children.push(s.child);
+      watchDataDirs.push(s.dataDir);
+      const connections = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 2000);
+      const durationMs = Number(process.env.BENCH_OVERLOAD_DURATION_MS ?? 30_000);
+      await fetchBody(s, SC, 'POST', JSON.stringify(scidr('probe-target', 3)));
+      const r = await benchOverload(
+        { url: s.url, ca: s.ca, token: s.token, pid: s.child.pid!, getPath: `${SC}/probe-target`, listPath: SC, createPath: SC, createBody: JSON.stringify({ ...scidr('', 1), metadata: { generateName: 'storm-' } }) },
+        { connections, durationMs, recoveryMs: Number(process.env.BENCH_OVERLOAD_RECOVERY_MS ?? 10_000) },
+      );
+      const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+      const probe = (label: string, x: { p50Ms: number; p99Ms: number; failed: number; samples: number }, base: { p99Ms: number }, target?: number) =>
+        `${label} p50 ${x.p50Ms.toFixed(1)} ms p99 ${x.p99Ms.toFixed(1)} ms (${x.samples} probes, ${x.failed} failed; ${(x.p99Ms / base.p99Ms).toFixed(1)}× baseline p99 ${base.p99Ms.toFixed(1)} ms)` +
+        (target === undefined ? '' : ` (target p99 < ${target} ms: ${x.p99Ms < target && x.failed === 0 ? 'met' : 'NOT met'})`);
+      const codes = Object.entries(r.byStatus).map(([c, n]) => `${c}: ${n}`).join(', ');
+      console.log(
+        `\noverload: ${connections} connections (half creating, half listing everything) for ${(durationMs / 1000).toFixed(0)} s: ${r.responses} responses (${codes}), ${r.errors} errors/timeouts; ` +
+          `answered 429: ${(r.share429 * 100).toFixed(1)}%${r.share429 === 0 ? ' (no in-flight limit in this build)' : ''}; creates ${r.createsPerSecond.toFixed(0)}/s, full lists ${r.listsPerSecond.toFixed(0)}/s`,
+      );
+      console.log(`  during the storm, another client: ${probe('/readyz', r.storm.readyz, r.baseline.readyz, 100)}; ${probe('GET one object', r.storm.get, r.baseline.get, 100)}`);
+      console.log(`  server RSS: ${mb(r.baseline.rssBytes)} before, peak ${mb(r.storm.peakRssBytes)} (${(r.storm.peakRssBytes / r.baseline.rssBytes).toFixed(1)}×)`);
+      console.log(
+        `  recovery, ${((Number(process.env.BENCH_OVERLOAD_RECOVERY_MS ?? 10_000)) / 1000).toFixed(0)} s after: ${probe('/readyz', r.recovery.readyz, r.baseline.readyz)}; ${probe('GET one object', r.recovery.get, r.baseline.get)}; ` +
+          `RSS ${mb(r.recovery.rssBytes)} (${(r.recovery.rssBytes / r.baseline.rssBytes).toFixed(1)}× before)`,
       );
     }
 

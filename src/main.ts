@@ -35,6 +35,16 @@ import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
 import { startCompactor } from './storage/compactor.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
+import { observedAuthenticator } from './auth/authentication-observer.js';
+import { selfReviewDiscovery } from './http/self-review.js';
+import { CacheFeeds } from './lifecycle/cache-feeds.js';
+import { buildHealthChecks } from './lifecycle/health-checks.js';
+import { installShutdown } from './lifecycle/shutdown.js';
+import type { MetricsResource } from './metrics/request-metrics.js';
+import { createServerMetrics } from './metrics/server-metrics.js';
+import { storageResourceLabel } from './metrics/storage-metrics.js';
+import { timedStore, watchedStore } from './storage/observed-store.js';
+import type { StorageObserver } from './storage/storage-observer.js';
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
 
@@ -42,19 +52,34 @@ function openStorage(config: ServerConfig): RevisionedStore {
   return config.storage.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: config.storage.path, durability: config.storage.durability });
 }
 
-/** One watch cache per kind: lists and watches are served from memory, fed by one store watch. */
-function startCaches(storage: RevisionedStore, logger: Logger): Promise<WatchCache[]> {
+/**
+ * One watch cache per kind: lists and watches are served from memory, fed by one store watch
+ * (reported as the cache's feed to the observer).
+ */
+function startCaches(storage: RevisionedStore, logger: Logger, observer: StorageObserver): Promise<WatchCache[]> {
   return Promise.all(
     allResources.map((definition) =>
-      WatchCache.start({ store: storage, prefix: keyPrefixOf(definition), onError: (err) => logger.error({ err, resource: definition.plural }, 'watch cache stopped following the store') }),
+      WatchCache.start({
+        store: watchedStore(storage, observer, storageResourceLabel(definition), 'cache'),
+        prefix: keyPrefixOf(definition),
+        onError: (err) => logger.error({ err, resource: definition.plural }, 'watch cache stopped following the store'),
+      }),
     ),
   );
 }
 
-function buildEndpoints(caches: readonly RevisionedStore[], authorizer: Authorizer): ResourceEndpoints[] {
+/** What metrics know of the stored and served resources: label values outside these collapse to fixed ones. */
+const storedResources: MetricsResource[] = allResources.map((d) => ({ group: d.group, version: d.version, kind: d.kind, plural: d.plural, subresources: d.subresources.map((s) => s.name) }));
+const servedResources: MetricsResource[] = [
+  ...storedResources,
+  ...selfReviewDiscovery.map((d) => ({ group: d.group, version: d.version, kind: d.kind, plural: d.plural, subresources: [] })),
+];
+
+function buildEndpoints(caches: readonly RevisionedStore[], authorizer: Authorizer, observer: StorageObserver): ResourceEndpoints[] {
   const admission = [new CtbAttestAdmission(authorizer)];
   return allResources.map((definition, i) => {
-    const storage = caches[i]!;
+    // Client watches are reported per resource (registered watchers, events sent).
+    const storage = watchedStore(caches[i]!, observer, storageResourceLabel(definition), 'client');
     const status = definition.subresources.find((s) => s.name === 'status');
     return {
       definition,
@@ -83,9 +108,20 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { component: 'platform-apiserver' } }, pino.destination(2));
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 
-  const storage = openStorage(config);
+  const metrics = createServerMetrics({
+    resources: servedResources,
+    stored: storedResources,
+    countObjects: (label) => {
+      const i = allResources.findIndex((d) => storageResourceLabel(d) === label);
+      return caches[i]!.count(keyPrefixOf(allResources[i]!));
+    },
+  });
+  const cacheFeeds = new CacheFeeds(metrics.storage, allResources.map(storageResourceLabel));
+  const backend = openStorage(config);
+  // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
+  const storage = timedStore(backend, cacheFeeds, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
   const compactor = startCompactor(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
-  const caches = await startCaches(storage, logger);
+  const caches = await startCaches(storage, logger, cacheFeeds);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
   // apply to everyone, and the policy file adds to them.
@@ -111,19 +147,43 @@ async function main(): Promise<void> {
     : await ensureServingCertificates({ dir: config.dataDir, hosts: [config.bindAddress] });
 
   const audit = config.auditLogPath
-    ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL)
+    ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL, metrics.audit)
     : undefined;
 
   const server = createApiServer({
     audit,
-    resources: buildEndpoints(caches, authorizer),
-    authenticator: unionAuthenticator(authenticators),
+    resources: buildEndpoints(caches, authorizer, cacheFeeds),
+    authenticator: observedAuthenticator(unionAuthenticator(authenticators), metrics.authentication),
     authorizer,
     tls: { ...tls, clientCAPem },
     logger,
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,
-    readinessProblems: () => [policy.health()].filter(Boolean),
+    health: buildHealthChecks({
+      store: backend,
+      cachesNotFollowing: () => cacheFeeds.notFollowing(),
+      policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
+      shuttingDown: () => shutdown.shuttingDown,
+    }),
+    onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
+    metrics: () => metrics.render(),
+    requestObserver: metrics.requests,
+  });
+  // Installed before listening: a signal during start-up stops the server too.
+  const shutdown = installShutdown({
+    logger,
+    delayMs: config.shutdownDelayMs,
+    timeoutMs: config.shutdownTimeoutMs,
+    // Under `npm start`, a parent that goes away without forwarding the signal stops us too.
+    parentCheckMs: process.env.npm_lifecycle_event === 'start' ? 1000 : 0,
+    stopServing: () => server.close(),
+    async release() {
+      compactor.stop();
+      await Promise.all(caches.map((c) => c.close()));
+      await audit?.close();
+      policy.close();
+      await storage.close();
+    },
   });
   const { port } = await server.listen(config.bindAddress, config.securePort);
   const url = `https://${urlHost(config.bindAddress)}:${port}`;
@@ -131,21 +191,6 @@ async function main(): Promise<void> {
   writeAdminKubeconfig({ path: kubeconfigPath, server: url, caCertPem: tls.caCertPem, token: adminToken });
   process.stdout.write(`platform-apiserver ready at ${url} (kubeconfig: ${kubeconfigPath})\n`);
 
-  let stopping = false;
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await server.close();
-    compactor.stop();
-    await Promise.all(caches.map((c) => c.close()));
-    await audit?.close();
-    policy.close();
-    await storage.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((err: unknown) => {

@@ -25,6 +25,10 @@ export interface ServerConfig {
   /** 0 disables periodic compaction. */
   compactionIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** --shutdown-delay-duration: /readyz fails this long before a stopping server stops serving. */
+  shutdownDelayMs: number;
+  /** --shutdown-timeout: the longest in-flight requests may take to finish on a graceful stop. */
+  shutdownTimeoutMs: number;
 }
 
 const port = (v: string): number => {
@@ -71,6 +75,8 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--etcd-compaction-interval <duration>', 'how often history older than one interval is compacted (0 disables)', '5m')
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
+    .option('--shutdown-delay-duration <duration>', 'on SIGTERM, how long /readyz fails while the server keeps serving', '0s')
+    .option('--shutdown-timeout <duration>', 'on SIGTERM, the longest in-flight requests may take to finish', '60s')
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
@@ -105,5 +111,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
     compactionIntervalMs: duration(String(o.etcdCompactionInterval), '--etcd-compaction-interval'),
     logLevel: logLevel as ServerConfig['logLevel'],
+    shutdownDelayMs: duration(String(o.shutdownDelayDuration), '--shutdown-delay-duration'),
+    shutdownTimeoutMs: duration(String(o.shutdownTimeout), '--shutdown-timeout'),
   };
 }

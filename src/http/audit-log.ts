@@ -6,6 +6,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { RequestInfo, UserInfo } from '../apimachinery/request-context.js';
 import { auditLevel, type AuditLevel, type AuditPolicy, type AuditStage } from '../auth/audit/audit-policy.js';
+import { noopAuditObserver, type AuditObserver } from '../auth/audit/audit-observer.js';
 import type { AuthorizationResult } from '../auth/authorizer.js';
 
 export class AuditLog {
@@ -14,11 +15,14 @@ export class AuditLog {
   constructor(
     path: string,
     readonly policy: AuditPolicy,
+    private readonly observer: AuditObserver = noopAuditObserver,
   ) {
     this.stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+    this.stream.on('error', () => observer.error());
   }
 
   write(event: object): void {
+    this.observer.event();
     this.stream.write(`${JSON.stringify(event)}\n`);
   }
 

@@ -1,7 +1,7 @@
-// Paths that name no resource: health, version, discovery and OpenAPI.
+// Paths that name no resource: health, metrics, version, discovery and OpenAPI.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notAcceptable, pathNotFound } from '../apimachinery/status-error.js';
+import { internal, notAcceptable, pathNotFound } from '../apimachinery/status-error.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import {
   AGGREGATED_V2BETA1_CONTENT_TYPE,
@@ -16,11 +16,12 @@ import {
   negotiateDiscovery,
 } from './discovery/discovery-documents.js';
 import { header } from './endpoint.js';
+import { DEFAULT_HEALTH_CHECKS, healthResponse, type HealthChecks, type HealthEndpoint } from './health.js';
 import { parseAccept } from './negotiation.js';
 import { buildOpenAPIV2, type OpenAPIV2Documents } from './openapi/openapi-v2.js';
 import { negotiateOpenAPIV2 } from './openapi/negotiate-v2.js';
 import { buildOpenAPIV3, type OpenAPIDocument } from './openapi/openapi-v3.js';
-import { writeBody } from './response-writer.js';
+import { writeBody, writeStatus } from './response-writer.js';
 
 export const PUBLIC_PATHS = new Set(['/version', '/version/', '/healthz', '/healthz/', '/livez', '/livez/', '/readyz', '/readyz/']);
 
@@ -35,9 +36,15 @@ export interface NonResourceOptions {
   /** Further resources discovery lists (the self-review kinds). */
   extraDiscovery: readonly DiscoveryResource[];
   version: VersionInfo;
-  /** Readiness problems (empty when ready), e.g. an unusable authorization policy file. */
-  readinessProblems: () => string[];
+  /** The /healthz, /livez and /readyz checks. */
+  health?: HealthChecks;
+  /** Hears each failing health check's reason (the response withholds it). */
+  onHealthFailure?: (name: string, reason: string) => void;
+  /** The /metrics exposition, when metrics are on. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
+
+const HEALTH_ENDPOINTS = new Set(['healthz', 'livez', 'readyz']);
 
 export class NonResourceRoutes {
   private readonly openapiV3;
@@ -54,12 +61,13 @@ export class NonResourceRoutes {
     this.aggregated = { v2: agg('v2'), v2beta1: agg('v2beta1') };
   }
 
-  /** Serves the path, or throws a 404 Status. */
-  serve(req: FastifyRequest, reply: FastifyReply, path: string, query: URLSearchParams, pretty: boolean): void {
+  /** Serves the path, or throws a 404 Status (the returned promise, if any, never rejects). */
+  serve(req: FastifyRequest, reply: FastifyReply, path: string, query: URLSearchParams, pretty: boolean): void | Promise<void> {
     const parts = path.split('/').filter(Boolean);
     const json = (body: unknown) => writeBody(reply, 200, body, { format: { kind: 'json' }, pretty });
     if (path === '/version' || path === '/version/') return json(this.versionInfo());
-    if (['healthz', 'livez', 'readyz'].includes(parts[0] ?? '') && parts.length <= 2) return this.health(reply, parts, query);
+    if (HEALTH_ENDPOINTS.has(parts[0] ?? '')) return this.health(reply, parts[0] as HealthEndpoint, parts.slice(1).join('/'), query);
+    if (parts[0] === 'metrics' && parts.length === 1 && this.opts.metrics) return this.metrics(reply, this.opts.metrics);
     if (parts.length === 0) return json({ paths: this.rootPaths() });
     if (parts[0] === 'api' && parts.length === 1) return this.api(req, reply);
     if (parts[0] === 'apis') return this.apis(req, reply, parts, pretty);
@@ -81,27 +89,30 @@ export class NonResourceRoutes {
     };
   }
 
-  private health(reply: FastifyReply, parts: string[], query: URLSearchParams): void {
-    const problems = parts[0] === 'readyz' ? this.opts.readinessProblems() : [];
-    const checks = ['ping', 'log', 'storage'];
-    if (parts[1] && !checks.includes(parts[1])) throw pathNotFound();
-    const verbose = query.has('verbose');
-    let text: string;
-    if (verbose) {
-      const lines = checks.map((c) => `[+]${c} ok`);
-      for (const p of problems) lines.push(`[-]${p}`);
-      lines.push(problems.length ? `${parts[0]} check failed` : `${parts[0]} check passed`);
-      text = `${lines.join('\n')}\n`;
-    } else {
-      text = problems.length ? `[-]${problems.join('\n[-]')}\n${parts[0]} check failed\n` : 'ok';
+  private async health(reply: FastifyReply, endpoint: HealthEndpoint, checkPath: string, query: URLSearchParams): Promise<void> {
+    const answer = await healthResponse(this.opts.health ?? DEFAULT_HEALTH_CHECKS, endpoint, checkPath, query, this.opts.onHealthFailure);
+    // Inside an async route a thrown Status would escape the caller's try: answer the 404 here.
+    if (!answer) return writeStatus(reply, pathNotFound().status, { pretty: false });
+    reply.code(answer.code).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(Buffer.from(answer.body));
+  }
+
+  private async metrics(reply: FastifyReply, render: NonNullable<NonResourceOptions['metrics']>): Promise<void> {
+    try {
+      const { contentType, body } = await render();
+      reply.code(200).header('Content-Type', contentType).send(Buffer.from(body));
+    } catch (err) {
+      this.opts.onHealthFailure?.('metrics', err instanceof Error ? err.message : String(err));
+      writeStatus(reply, internal('metrics could not be gathered; see the server log').status, { pretty: false });
     }
-    reply.code(problems.length ? 500 : 200).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(Buffer.from(text));
   }
 
   private rootPaths(): string[] {
     const gvs = [...new Set(this.opts.definitions.map((d) => `/apis/${d.group}/${d.version}`))];
     const groups = [...new Set(this.opts.definitions.map((d) => `/apis/${d.group}`))];
-    return ['/api', '/apis', ...groups, ...gvs, '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version'].sort();
+    const health = this.opts.health ?? DEFAULT_HEALTH_CHECKS;
+    const checks = [...health.livez.map((c) => `/livez/${c.name}`), ...health.livez.map((c) => `/healthz/${c.name}`), ...health.readyz.map((c) => `/readyz/${c.name}`)];
+    const metrics = this.opts.metrics ? ['/metrics'] : [];
+    return ['/api', '/apis', ...groups, ...gvs, '/healthz', '/livez', ...metrics, '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version', ...checks].sort();
   }
 
   private api(req: FastifyRequest, reply: FastifyReply): void {
@@ -158,3 +169,4 @@ export class NonResourceRoutes {
     reply.code(200).header('Content-Type', contentType).send(doc.body);
   }
 }
+

@@ -16,6 +16,9 @@ import { forbiddenError } from '../auth/forbidden-error.js';
 import { resolveImpersonation, wantsImpersonation } from '../auth/impersonation.js';
 import type { ResourceEndpoints } from './endpoint.js';
 import { NonResourceRoutes, PUBLIC_PATHS, type VersionInfo } from './non-resource.js';
+import type { HealthChecks } from './health.js';
+import { observeRequest } from './observe-request.js';
+import type { RequestObserver } from '../apimachinery/request-observer.js';
 import { isPretty } from './query-options.js';
 import { resolveRequestInfo } from './request-info.js';
 import { AuditLog, RequestAudit } from './audit-log.js';
@@ -39,7 +42,13 @@ export interface ApiServerOptions {
   logger: Logger;
   version: VersionInfo;
   maxBodyBytes?: number;
-  readinessProblems?: () => string[];
+  /** The /healthz, /livez and /readyz checks (ops). */
+  health?: HealthChecks;
+  onHealthFailure?: (name: string, reason: string) => void;
+  /** The /metrics exposition (ops); absent: /metrics is 404. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Hears every request (ops: metrics); the metrics filter's recorder. */
+  requestObserver?: RequestObserver;
   /** Where audit events go, when auditing is on. */
   audit?: AuditLog;
 }
@@ -85,7 +94,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     definitions: opts.resources.map((r) => r.definition),
     extraDiscovery: selfReviewDiscovery,
     version: opts.version,
-    readinessProblems: opts.readinessProblems ?? (() => []),
+    health: opts.health,
+    onHealthFailure: opts.onHealthFailure,
+    metrics: opts.metrics,
   });
   const closing = new AbortController();
   // Every open watch listens for shutdown; thousands of watches are normal, not a leak.
@@ -110,6 +121,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const pretty = isPretty(query);
     const logger = opts.logger.child({ requestId });
     const info = resolveRequestInfo(req.method, path, query);
+    if (opts.requestObserver) observeRequest(opts.requestObserver, req, reply, info, query);
     const body = Buffer.isBuffer(req.body) ? req.body : undefined;
     const audit = opts.audit ? new RequestAudit(opts.audit, requestId, req, new Date()) : undefined;
     if (audit) {

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applySchema, prefixEnd } from './sqlite-schema.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
+import type { StoreHealth } from './storage-observer.js';
 import { WatchHub, type ChangeEvent } from './watch-hub.js';
 import {
   StorageError,
@@ -75,7 +76,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
 /** The revision of a store that has never been written (etcd's too). */
 const FIRST_REVISION = 1;
 
-export class SqliteStore implements RevisionedStore {
+export class SqliteStore implements RevisionedStore, StoreHealth {
   private readonly db: Database.Database;
   private readonly lock: LockFile | undefined;
   private readonly hub: WatchHub;
@@ -88,6 +89,8 @@ export class SqliteStore implements RevisionedStore {
   /** Size of the last committed batch: how many concurrent writers to wait for (see enqueue). */
   private expectedBatch = 1;
   private closed = false;
+  /** Why the last write transaction failed (e.g. "database or disk is full"); cleared by the next commit. */
+  private lastWriteError: string | undefined;
   private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
   private readonly stmt;
 
@@ -209,6 +212,26 @@ export class SqliteStore implements RevisionedStore {
   /** Write transactions and writes so far (group commit makes the first smaller than the second). */
   stats(): SqliteStoreStats {
     return { ...this.counters };
+  }
+
+  /** The `etcd` health check: the database is open and answers a read. */
+  liveness(): string | undefined {
+    if (this.closed) return 'store is closed';
+    try {
+      this.stmt.meta.get('compacted');
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  /**
+   * The `etcd-readiness` check: readable, and the last write transaction committed. A failed write
+   * (a full disk: every write fails with "database or disk is full") keeps it failing until a
+   * write commits again.
+   */
+  readiness(): string | undefined {
+    return this.liveness() ?? (this.lastWriteError ? `last write failed: ${this.lastWriteError}` : undefined);
   }
 
   /** One page of the log for a replaying watcher; fails once compaction has overtaken it. */
@@ -341,11 +364,13 @@ export class SqliteStore implements RevisionedStore {
         }
       })();
     } catch (err) {
-      const failure = new StorageError('Unavailable', `storage write failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.lastWriteError = err instanceof Error ? err.message : String(err);
+      const failure = new StorageError('Unavailable', `storage write failed: ${this.lastWriteError}`);
       for (const w of batch) w.reject(failure);
       return;
     }
     this.revision = revision;
+    this.lastWriteError = undefined;
     this.counters.transactions++;
     this.counters.writes += events.length;
     for (const settle of outcomes) settle();

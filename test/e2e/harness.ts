@@ -36,6 +36,8 @@ export interface TestServer {
   caCertPem: string;
   /** What the server wrote to stderr (its log). */
   log(): string;
+  /** The server process (to signal it). */
+  process: ChildProcess;
   request(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
   /** Stops the server; the data dir is removed unless `keepData` (e.g. to restart on it). */
   stop(opts?: { keepData?: boolean }): Promise<void>;
@@ -76,6 +78,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     token,
     caCertPem,
     log: () => stderr,
+    process: child,
     request: (method, path, o = {}) => httpRequest(agent, url, method, path, o, token),
     async stop(o = {}) {
       if (stopped) return;

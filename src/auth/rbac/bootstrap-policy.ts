@@ -1,5 +1,5 @@
 // The roles Kubernetes bootstraps that matter here (system:discovery, system:basic-user,
-// system:public-info-viewer), plus our decision 8: every authenticated user may read
+// system:public-info-viewer, system:monitoring), plus our decision 8: every authenticated user may read
 // ClusterTrustBundles (spec 1 and 5.2), so every service account may too.
 
 import type { ClusterRole, ClusterRoleBinding, RbacPolicy } from './rbac-types.js';
@@ -20,6 +20,10 @@ export const bootstrapClusterRoles: readonly ClusterRole[] = [
     { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
   ]),
   role('system:public-info-viewer', [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] }]),
+  // Metrics and every individual health check, for the system:monitoring group (as kube).
+  role('system:monitoring', [
+    { verbs: ['get'], nonResourceURLs: ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'] },
+  ]),
   role('system:basic-user', [
     { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
     { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
@@ -32,6 +36,7 @@ export const bootstrapClusterRoles: readonly ClusterRole[] = [
 export const bootstrapClusterRoleBindings: readonly ClusterRoleBinding[] = [
   bindToGroups('system:discovery', ['system:authenticated']),
   bindToGroups('system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+  bindToGroups('system:monitoring', ['system:monitoring']),
   bindToGroups('system:basic-user', ['system:authenticated']),
   bindToGroups('system:clustertrustbundle-reader', ['system:authenticated']),
 ];

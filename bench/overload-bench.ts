@@ -1,0 +1,145 @@
+// `npm run bench -- overload`: a storm of connections (default 2,000: half creating, half
+// listing everything) for a fixed time (default 30 s) against a fresh server, beside a baseline
+// taken in the same run on the same server before the storm. Reports the share of requests
+// answered 429 (the in-flight limits; 0 without them), what another client sees meanwhile (p99 of
+// /readyz and of a single GET, from a worker thread with its own connection), the server's peak
+// RSS, and recovery: the same probes and the RSS after the storm.
+
+import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+
+export interface OverloadTarget {
+  url: string;
+  ca: string;
+  token: string;
+  pid: number;
+  /** A GET the probe times (an existing object). */
+  getPath: string;
+  listPath: string;
+  createPath: string;
+  createBody: string;
+}
+
+export interface OverloadOptions {
+  connections: number;
+  durationMs: number;
+  /** How long after the storm recovery is measured. */
+  recoveryMs: number;
+}
+
+export interface ProbeStats {
+  p50Ms: number;
+  p99Ms: number;
+  failed: number;
+  samples: number;
+}
+
+export interface OverloadResult {
+  responses: number;
+  byStatus: Record<string, number>;
+  /** Connection errors and timeouts (no response). */
+  errors: number;
+  share429: number;
+  createsPerSecond: number;
+  listsPerSecond: number;
+  baseline: { readyz: ProbeStats; get: ProbeStats; rssBytes: number };
+  storm: { readyz: ProbeStats; get: ProbeStats; peakRssBytes: number };
+  recovery: { readyz: ProbeStats; get: ProbeStats; rssBytes: number };
+}
+
+/** The server's resident set size, from /proc (Linux). */
+export function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const stats = (samples: number[]): ProbeStats => {
+  const ok = samples.filter((s) => s >= 0).sort((a, b) => a - b);
+  return { p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), failed: samples.length - ok.length, samples: samples.length };
+};
+
+/** Runs the probe worker while `during` runs; returns its latencies. */
+async function probeWhile(t: OverloadTarget, during: () => Promise<void>): Promise<{ readyz: ProbeStats; get: ProbeStats }> {
+  const worker = new Worker(new URL('./overload-probe.js', import.meta.url), { workerData: { url: t.url, ca: t.ca, token: t.token, getPath: t.getPath, intervalMs: 20 } });
+  const result = new Promise<{ readyz: number[]; get: number[] }>((resolve, reject) => {
+    worker.on('message', (m) => {
+      if (m !== 'warm') resolve(m as { readyz: number[]; get: number[] });
+    });
+    worker.once('error', reject);
+  });
+  await new Promise<void>((resolve) => worker.once('message', () => resolve()));
+  try {
+    await during();
+  } finally {
+    worker.postMessage('stop');
+  }
+  const r = await result;
+  await worker.terminate();
+  return { readyz: stats(r.readyz), get: stats(r.get) };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function storm(t: OverloadTarget, method: 'GET' | 'POST', path: string, connections: number, durationMs: number, body?: string): Promise<autocannon.Result> {
+  return autocannon({
+    url: `${t.url}${path}`,
+    method,
+    connections,
+    pipelining: 1,
+    duration: durationMs / 1000,
+    // A request still unanswered after this long counts as a timeout, not a response.
+    timeout: 60,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.token}` },
+    ...(body ? { body } : {}),
+    tlsOptions: { ca: t.ca },
+  });
+}
+
+export async function benchOverload(t: OverloadTarget, o: OverloadOptions): Promise<OverloadResult> {
+  // Baseline: the same probes on the idle server.
+  const rssBefore = rssOf(t.pid);
+  const baseline = await probeWhile(t, () => sleep(3000));
+
+  let peakRss = rssBefore;
+  const sampler = setInterval(() => {
+    try {
+      peakRss = Math.max(peakRss, rssOf(t.pid));
+    } catch {
+      // The server is gone; the storm's errors say so.
+    }
+  }, 250);
+  let creates!: autocannon.Result;
+  let lists!: autocannon.Result;
+  const during = await probeWhile(t, async () => {
+    const half = Math.max(1, Math.floor(o.connections / 2));
+    [creates, lists] = await Promise.all([storm(t, 'POST', t.createPath, half, o.durationMs, t.createBody), storm(t, 'GET', t.listPath, o.connections - half, o.durationMs)]);
+  });
+  clearInterval(sampler);
+
+  await sleep(o.recoveryMs);
+  const recovery = await probeWhile(t, () => sleep(3000));
+
+  const byStatus: Record<string, number> = {};
+  for (const r of [creates, lists]) {
+    for (const [code, s] of Object.entries((r as unknown as { statusCodeStats: Record<string, { count: number }> }).statusCodeStats ?? {})) byStatus[code] = (byStatus[code] ?? 0) + s.count;
+  }
+  const responses = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  const seconds = o.durationMs / 1000;
+  return {
+    responses,
+    byStatus,
+    errors: creates.errors + creates.timeouts + lists.errors + lists.timeouts,
+    share429: responses ? (byStatus['429'] ?? 0) / responses : 0,
+    createsPerSecond: creates['2xx'] / seconds,
+    listsPerSecond: lists['2xx'] / seconds,
+    baseline: { ...baseline, rssBytes: rssBefore },
+    storm: { ...during, peakRssBytes: peakRss },
+    recovery: { ...recovery, rssBytes: rssOf(t.pid) },
+  };
+}

@@ -1,0 +1,45 @@
+// The server's checks as wired: a full database fails readiness (etcd-readiness) but not
+// liveness; a watch cache off its feed fails informer-sync; a stop fails shutdown.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { healthResponse } from '../http/health.js';
+import { openSqliteStore } from '../storage/sqlite-store.js';
+import { buildHealthChecks } from './health-checks.js';
+
+test('a full disk fails /readyz (etcd-readiness) and not /livez; lagging caches and a stop fail /readyz', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'health-checks-'));
+  const store = openSqliteStore({ path: join(dir, 'state.db') });
+  let lagging: string[] = [];
+  let stopping = false;
+  const checks = buildHealthChecks({ store, cachesNotFollowing: () => lagging, shuttingDown: () => stopping });
+  const q = new URLSearchParams('verbose');
+  try {
+    assert.equal((await healthResponse(checks, 'readyz', '', q))?.code, 200);
+    const db = (store as unknown as { db: Database.Database }).db;
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    await assert.rejects(store.optimisticPut('/k/big', new Uint8Array(1024 * 1024), 0));
+    const ready = await healthResponse(checks, 'readyz', '', q);
+    assert.equal(ready?.code, 500);
+    assert.match(ready!.body, /^\[\+\]ping ok\n\[\+\]log ok\n\[\+\]etcd ok\n\[-\]etcd-readiness failed: reason withheld\n/);
+    assert.deepEqual(await healthResponse(checks, 'readyz', 'etcd-readiness', q), { code: 500, body: 'internal server error: last write failed: database or disk is full\n' });
+    assert.equal((await healthResponse(checks, 'livez', '', q))?.code, 200, 'alive: a restart would not free the disk');
+    db.pragma('max_page_count = 1073741823');
+    await store.optimisticPut('/k/small', new Uint8Array(10), 0);
+    assert.equal((await healthResponse(checks, 'readyz', '', q))?.code, 200, 'ready again once a write commits');
+
+    lagging = ['servicecidrs.networking.platform.io'];
+    assert.match((await healthResponse(checks, 'readyz', '', q))!.body, /\[-\]informer-sync failed: reason withheld\n/);
+    lagging = [];
+    stopping = true;
+    assert.match((await healthResponse(checks, 'readyz', '', q))!.body, /\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
+    assert.equal((await healthResponse(checks, 'livez', '', q))?.code, 200);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

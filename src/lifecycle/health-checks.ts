@@ -1,0 +1,42 @@
+// The server's health checks, named as kube-apiserver names them so probes and dashboards carry
+// over. The store is `etcd` whatever the backend (SQLite included): `etcd` (livez, readyz) = it
+// answers a read; `etcd-readiness` (readyz) = its last write committed, so a full disk fails
+// readiness without failing liveness (a restart would not free the disk). `informer-sync`
+// (readyz) = every watch cache follows the store. `shutdown` (readyz) fails once a graceful stop
+// has begun.
+
+import type { HealthCheck, HealthChecks } from '../http/health.js';
+import { alwaysOk } from '../http/health.js';
+import { hasStoreHealth } from '../storage/storage-observer.js';
+
+export interface HealthWiring {
+  /** The backend store (not a decorator), asked for its health when it offers it. */
+  store: unknown;
+  /** Resources whose watch cache is not following the store. */
+  cachesNotFollowing: () => string[];
+  /** Present with --authorization-policy-file: '' when the file is good. */
+  policyFileProblem?: () => string;
+  shuttingDown: () => boolean;
+  /** Further checks, e.g. controllers' post-start hooks: poststarthook/<name>. */
+  extra?: readonly HealthCheck[];
+}
+
+export function buildHealthChecks(w: HealthWiring): HealthChecks {
+  const store = hasStoreHealth(w.store) ? w.store : undefined;
+  const etcd: HealthCheck = { name: 'etcd', check: () => store?.liveness() };
+  const etcdReadiness: HealthCheck = { name: 'etcd-readiness', check: () => store?.readiness() };
+  const informerSync: HealthCheck = {
+    name: 'informer-sync',
+    check: () => {
+      const lagging = w.cachesNotFollowing();
+      return lagging.length ? `watch caches not following the store: ${lagging.join(', ')}` : undefined;
+    },
+  };
+  const policy: HealthCheck[] = w.policyFileProblem ? [{ name: 'authorization-policy-file', check: () => w.policyFileProblem!() || undefined }] : [];
+  const hooks = [alwaysOk('poststarthook/rbac/bootstrap-roles'), alwaysOk('poststarthook/start-watch-caches'), ...(w.extra ?? [])];
+  const shutdown: HealthCheck = { name: 'shutdown', check: () => (w.shuttingDown() ? 'process is shutting down' : undefined) };
+  return {
+    livez: [alwaysOk('ping'), alwaysOk('log'), etcd, ...hooks],
+    readyz: [alwaysOk('ping'), alwaysOk('log'), etcd, etcdReadiness, informerSync, ...policy, ...hooks, shutdown],
+  };
+}

@@ -1,0 +1,99 @@
+// Storage, watch and watch-cache metrics (kube's etcd_request_*, apiserver_storage_objects,
+// apiserver_registered_watchers, apiserver_watch_events_total, apiserver_watch_cache_*) as a
+// StorageObserver. The resource labels come from the wiring (a fixed set), never from keys.
+
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { StorageObserver, StorageOperation } from '../storage/storage-observer.js';
+import { REQUEST_DURATION_BUCKETS, type MetricsResource } from './request-metrics.js';
+
+/** kube's name for a resource in storage metrics: `<plural>.<group>` (just the plural in the core group). */
+export const storageResourceLabel = (r: Pick<MetricsResource, 'plural' | 'group'>): string => (r.group ? `${r.plural}.${r.group}` : r.plural);
+
+export interface StorageMetricsOptions {
+  resources: readonly MetricsResource[];
+  /** Live objects of a resource (storage-label), read when /metrics is scraped. */
+  countObjects?: (resource: string) => Promise<number>;
+}
+
+export class StorageMetrics implements StorageObserver {
+  private readonly byLabel: Map<string, MetricsResource>;
+  private readonly duration: Histogram<'operation' | 'type'>;
+  private readonly requests: Counter<'operation' | 'type'>;
+  private readonly errors: Counter<'operation' | 'type'>;
+  private readonly registered: Gauge<'group' | 'version' | 'kind'>;
+  private readonly events: Counter<'group' | 'version' | 'kind'>;
+  private readonly cacheInits: Counter<'resource'>;
+  private readonly cacheEvents: Counter<'resource'>;
+  private readonly cacheRevision: Gauge<'resource'>;
+
+  constructor(registry: Registry, opts: StorageMetricsOptions) {
+    this.byLabel = new Map(opts.resources.map((r) => [storageResourceLabel(r), r]));
+    const registers = [registry];
+    this.duration = new Histogram({
+      name: 'etcd_request_duration_seconds',
+      help: 'Storage request latency in seconds for each operation and object type (the SQLite or etcd store alike).',
+      labelNames: ['operation', 'type'],
+      buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    });
+    this.requests = new Counter({ name: 'etcd_requests_total', help: 'Storage request counts for each operation and object type.', labelNames: ['operation', 'type'], registers });
+    this.errors = new Counter({ name: 'etcd_request_errors_total', help: 'Storage request error counts for each operation and object type.', labelNames: ['operation', 'type'], registers });
+    const countObjects = opts.countObjects;
+    const labels = [...this.byLabel.keys()];
+    new Gauge({
+      name: 'apiserver_storage_objects',
+      help: 'Number of stored objects at the time of last check split by kind.',
+      labelNames: ['resource'],
+      registers,
+      async collect() {
+        if (!countObjects) return;
+        const counts = await Promise.all(labels.map((l) => countObjects(l).catch(() => -1)));
+        labels.forEach((resource, i) => this.set({ resource }, counts[i]!));
+      },
+    });
+    this.registered = new Gauge({ name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resource.', labelNames: ['group', 'version', 'kind'], registers });
+    this.events = new Counter({ name: 'apiserver_watch_events_total', help: 'Number of events sent in watch clients.', labelNames: ['group', 'version', 'kind'], registers });
+    this.cacheInits = new Counter({ name: 'apiserver_watch_cache_initializations_total', help: 'Counter of watch cache initializations broken by resource type.', labelNames: ['resource'], registers });
+    this.cacheEvents = new Counter({ name: 'apiserver_watch_cache_events_received_total', help: 'Counter of events received in watch cache broken by resource type.', labelNames: ['resource'], registers });
+    this.cacheRevision = new Gauge({ name: 'apiserver_watch_cache_resource_version', help: 'Current resource version of watch cache broken by resource type.', labelNames: ['resource'], registers });
+    for (const [resource, r] of this.byLabel) {
+      this.registered.set(this.gvk(r), 0);
+      this.cacheRevision.set({ resource }, 0);
+    }
+  }
+
+  request(operation: StorageOperation, type: string, durationSeconds: number, failed: boolean): void {
+    const labels = { operation, type: this.byLabel.has(type) ? type : 'unknown' };
+    this.duration.observe(labels, durationSeconds);
+    this.requests.inc(labels);
+    if (failed) this.errors.inc(labels);
+  }
+
+  watchers(resource: string, delta: 1 | -1): void {
+    const r = this.byLabel.get(resource);
+    if (r) this.registered.inc(this.gvk(r), delta);
+  }
+
+  watchEvent(resource: string): void {
+    const r = this.byLabel.get(resource);
+    if (r) this.events.inc(this.gvk(r));
+  }
+
+  cacheInitialized(resource: string): void {
+    if (this.byLabel.has(resource)) this.cacheInits.inc({ resource });
+  }
+
+  cacheFeedEnded(): void {
+    // Readiness reports it (informer-sync); kube has no metric for it.
+  }
+
+  cacheEvent(resource: string, revision: number): void {
+    if (!this.byLabel.has(resource)) return;
+    this.cacheEvents.inc({ resource });
+    this.cacheRevision.set({ resource }, revision);
+  }
+
+  private gvk(r: MetricsResource): { group: string; version: string; kind: string } {
+    return { group: r.group, version: r.version, kind: r.kind };
+  }
+}
