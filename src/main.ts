@@ -27,7 +27,7 @@ import { AuditLog } from './http/audit-log.js';
 import { loadAuditPolicy, METADATA_FOR_ALL } from './auth/audit/audit-policy.js';
 import { createApiServer } from './http/server.js';
 import { GenericStore, keyPrefixOf } from './registry/generic-store.js';
-import { WatchCache } from './storage/watch-cache.js';
+import { WatchCache, watchCacheProblems } from './storage/watch-cache.js';
 import type { Logger } from 'pino';
 import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
@@ -42,11 +42,21 @@ function openStorage(config: ServerConfig): RevisionedStore {
   return config.storage.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: config.storage.path, durability: config.storage.durability });
 }
 
-/** One watch cache per kind: lists and watches are served from memory, fed by one store watch. */
+/**
+ * One watch cache per kind: lists and watches are served from memory, fed by one store watch.
+ * A store that cannot be reached now does not stop the server: the caches start not ready
+ * (reported by /readyz) and keep re-trying with backoff.
+ */
 function startCaches(storage: RevisionedStore, logger: Logger): Promise<WatchCache[]> {
   return Promise.all(
     allResources.map((definition) =>
-      WatchCache.start({ store: storage, prefix: keyPrefixOf(definition), onError: (err) => logger.error({ err, resource: definition.plural }, 'watch cache stopped following the store') }),
+      WatchCache.start({
+        store: storage,
+        prefix: keyPrefixOf(definition),
+        name: definition.plural,
+        onError: (err) => logger.warn({ err, resource: definition.plural }, 'watch cache lost the store; re-initializing'),
+        onRecovered: () => logger.info({ resource: definition.plural }, 'watch cache re-initialized'),
+      }),
     ),
   );
 }
@@ -123,7 +133,7 @@ async function main(): Promise<void> {
     logger,
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,
-    readinessProblems: () => [policy.health()].filter(Boolean),
+    readinessProblems: () => [policy.health(), ...watchCacheProblems(caches)].filter(Boolean),
   });
   const { port } = await server.listen(config.bindAddress, config.securePort);
   const url = `https://${urlHost(config.bindAddress)}:${port}`;
