@@ -167,14 +167,15 @@ export class WatchCache implements RevisionedStore {
       this.endSession(err);
       return;
     }
-    const recovered = this.generation > 0;
     this.upstream = upstream;
+    this.follow(upstream);
+    // Ready once the store has taken the watch (a stream refused at once is one more failure).
+    if (this.upstream !== upstream) return;
     this.state = 'ready';
     this.generation++;
     this.since = Date.now();
     this.lastError = undefined;
-    this.follow(upstream);
-    if (recovered && this.upstream === upstream) this.onRecovered();
+    if (this.generation > 1) this.onRecovered();
   }
 
   /** Applies the store's changes synchronously as they are committed (push, no promise per event). */
@@ -213,8 +214,11 @@ export class WatchCache implements RevisionedStore {
   private broken(upstream: StoreWatch, err: unknown): void {
     if (this.upstream !== upstream) return;
     this.upstream = undefined;
-    this.state = 'pending';
-    this.since = Date.now();
+    if (this.state === 'ready') {
+      this.state = 'pending';
+      // Down since now; failed attempts after this do not reset it (Retry-After grows with it).
+      this.since = Date.now();
+    }
     this.lastError = messageOf(err);
     this.endSession(err);
   }
