@@ -79,6 +79,8 @@ export class WatchCache implements RevisionedStore {
   private state: State = 'pending';
   private since = Date.now();
   private generation = 0;
+  /** When the current session became ready (for the backoff reset). */
+  private readyAt: number | undefined;
   private lastError: string | undefined = 'not yet synced with the store';
   /** The current store watch (set only while ready), and how its end reaches the run loop. */
   private upstream: StoreWatch | undefined;
@@ -132,7 +134,8 @@ export class WatchCache implements RevisionedStore {
       if (this.stopped.signal.aborted) break;
       this.onError(err);
       // A session that ran healthily for a while starts the delays over; a flapping one climbs.
-      if (this.generation > 0 && Date.now() - this.since >= this.backoff.resetAfterMs) attempt = 0;
+      if (this.readyAt !== undefined && Date.now() - this.readyAt >= this.backoff.resetAfterMs) attempt = 0;
+      this.readyAt = undefined;
       await sleep(backoffDelay(attempt++, this.backoff), this.stopped.signal);
     }
     attempted();
@@ -173,7 +176,7 @@ export class WatchCache implements RevisionedStore {
     if (this.upstream !== upstream) return;
     this.state = 'ready';
     this.generation++;
-    this.since = Date.now();
+    this.since = this.readyAt = Date.now();
     this.lastError = undefined;
     if (this.generation > 1) this.onRecovered();
   }
