@@ -256,6 +256,31 @@ describe('watch cache recovery', () => {
     }
   });
 
+  test('a client resuming below the fresh window is replayed by the store, then moves to the cache\'s fan-out', async () => {
+    const { inner, store, cache, close } = await setup();
+    try {
+      const a = await inner.optimisticPut('/r/a', bytes('1'), 0);
+      await waitFor(() => cache.health().revision >= a.revision);
+      store.breakWatches('Unavailable');
+      const b = await inner.optimisticPut('/r/b', bytes('2'), 0);
+      await waitFor(() => cache.health().ready, 10_000, 'recovery');
+      assert.equal(store.openWatches, 1, "the cache's own store watch");
+      const client = record(cache.watch('/r/', { afterRevision: a.revision }));
+      await waitFor(() => client.events.length >= 1, 5000, 'the replay');
+      await waitFor(() => store.openWatches === 1, 5000, 'the replaying store watch handed over');
+      const c = await inner.optimisticPut('/r/c', bytes('3'), 0);
+      await waitFor(() => client.events.length >= 2, 5000, 'the live event');
+      assert.deepEqual(client.events.map((e) => e.revision), [b.revision, c.revision]);
+      assert.equal(client.ended, false);
+      // Served by the cache now: its store watch breaking ends the client's watch, cleanly.
+      store.breakWatches('Unavailable');
+      assert.equal(client.ended, true);
+      assert.equal(client.error, undefined);
+    } finally {
+      await close();
+    }
+  });
+
   test('close stops the retries and refuses watches', async () => {
     const { store, cache, close } = await setup();
     store.setDown(true);

@@ -18,6 +18,7 @@ import { WatchHub } from './watch-hub.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CacheContents } from './cache-contents.js';
 import { CachedWatch } from './cached-watch.js';
+import { BridgedWatch, type BridgeTarget } from './bridged-watch.js';
 
 export interface WatchCacheOptions {
   store: RevisionedStore;
@@ -309,11 +310,18 @@ export class WatchCache implements RevisionedStore {
     }
     const after = opts.afterRevision > 0 ? opts.afterRevision : this.contents.revision;
     // Older than the window (e.g. just after a restart or a re-list): the store replays its own
-    // history, so a resuming client loses nothing; only history the store compacted away is
-    // Compacted (410).
-    if (after < this.contents.windowStart) return this.store.watch(prefix, opts);
+    // history, so a resuming client loses nothing (only history the store compacted away is
+    // Compacted: 410), and the watch moves to the fan-out once the replay reaches the window.
+    if (after < this.contents.windowStart) return new BridgedWatch(this.store, this.bridge, prefix, after, opts.signal);
     return new CachedWatch(this.hub.subscribe(prefix, opts.signal, after), after, this);
   }
+
+  /** Where a watch replayed by the store continues once it reaches the window. */
+  private readonly bridge: BridgeTarget = {
+    windowStart: () => this.contents.windowStart,
+    tryWatch: (prefix, after, signal) =>
+      this.state === 'ready' && after >= this.contents.windowStart ? new CachedWatch(this.hub.subscribe(prefix, signal, after), after, this) : undefined,
+  };
 
   /**
    * A progress event for `watch` (one of this cache's), once the store confirms its revision.
