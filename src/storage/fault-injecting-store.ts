@@ -33,6 +33,8 @@ export class FaultInjectingStore implements RevisionedStore {
   private listFailures = 0;
   private watchFailures = 0;
   private held = false;
+  /** Lists waiting for releaseLists() (a store that does not answer). */
+  private stalled: (() => void)[] | undefined;
 
   constructor(readonly inner: RevisionedStore) {}
 
@@ -45,6 +47,17 @@ export class FaultInjectingStore implements RevisionedStore {
   /** The next `n` lists fail with Unavailable. */
   failNextLists(n: number): void {
     this.listFailures = n;
+  }
+
+  /** Lists wait, unanswered, until releaseLists() (a store that accepts connections but does not answer). */
+  stallLists(): void {
+    this.stalled ??= [];
+  }
+
+  releaseLists(): void {
+    const waiting = this.stalled ?? [];
+    this.stalled = undefined;
+    for (const go of waiting) go();
   }
 
   /** The next `n` watches end with Unavailable as soon as they start (the store drops each new stream). */
@@ -98,6 +111,8 @@ export class FaultInjectingStore implements RevisionedStore {
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     this.calls.list++;
+    const stalled = this.stalled;
+    if (stalled) await new Promise<void>((resolve) => stalled.push(resolve));
     this.check();
     if (this.listFailures > 0) {
       this.listFailures--;

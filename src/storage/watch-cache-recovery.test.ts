@@ -191,6 +191,22 @@ describe('watch cache recovery', () => {
     }
   });
 
+  test('a store that does not answer at start: start returns a not-ready cache after startWaitMs, ready once the store answers', async () => {
+    const inner = new MemoryStore();
+    const store = new FaultInjectingStore(inner);
+    store.stallLists();
+    const cache = await within(WatchCache.start({ store, prefix: '/r/', name: 'things', backoff: FAST, startWaitMs: 50 }), 10_000, 'start');
+    try {
+      assert.equal(cache.health().ready, false);
+      assert.throws(() => cache.watch('/r/', { afterRevision: 0 }), (e: unknown) => isStorageError(e, 'TooManyRequests'));
+      store.releaseLists();
+      await waitFor(() => cache.health().ready, 10_000, 'the first sync');
+    } finally {
+      await cache.close();
+      await inner.close();
+    }
+  });
+
   test('clients that re-watch from their last resourceVersion see every change exactly once across repeated breaks', async () => {
     const { inner, store, cache, close } = await setup();
     try {
