@@ -2,9 +2,10 @@
 // prefix): ONE watch on the store feeds an in-memory copy of the current state and a window of
 // recent events; every client watch fans out from it in-process, and lists at the latest
 // revision are served from memory once the cache has caught up with the store (consistent reads
-// from cache). Gets, writes and reads at an explicit revision go to the store, and so do watches
-// from before the window: unlike etcd-backed kube, our store keeps the log until compaction, so a
-// client resuming after a restart gets every event instead of a 410 and a re-list.
+// from cache). Gets, writes and reads at an explicit revision go to the store. A watch from
+// before the window is replayed by the store, then moves to the fan-out (bridged-watch.ts):
+// unlike etcd-backed kube, our store keeps the log until compaction, so a client resuming after
+// a restart or a re-list gets every event instead of a 410 and a re-list.
 //
 // It survives its upstream as kube's cacher does: when the store watch ends (store restarted,
 // connection lost, its revision compacted) the cache turns not ready, ends its client watches
