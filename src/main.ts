@@ -37,7 +37,6 @@ import { startCompactor } from './storage/compactor.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 import { observedAuthenticator } from './auth/authentication-observer.js';
 import { selfReviewDiscovery } from './http/self-review.js';
-import { CacheFeeds } from './lifecycle/cache-feeds.js';
 import { buildHealthChecks } from './lifecycle/health-checks.js';
 import { installShutdown } from './lifecycle/shutdown.js';
 import type { MetricsResource } from './metrics/request-metrics.js';
@@ -54,7 +53,8 @@ function openStorage(config: ServerConfig): RevisionedStore {
 
 /**
  * One watch cache per kind: lists and watches are served from memory, fed by one store watch
- * (reported as the cache's feed to the observer).
+ * (reported as the cache's feed to the observer). A store that cannot be reached now does not
+ * stop the server: the caches start not ready (reported by /readyz) and keep re-trying with backoff.
  */
 function startCaches(storage: RevisionedStore, logger: Logger, observer: StorageObserver): Promise<WatchCache[]> {
   return Promise.all(
@@ -62,7 +62,9 @@ function startCaches(storage: RevisionedStore, logger: Logger, observer: Storage
       WatchCache.start({
         store: watchedStore(storage, observer, storageResourceLabel(definition), 'cache'),
         prefix: keyPrefixOf(definition),
-        onError: (err) => logger.error({ err, resource: definition.plural }, 'watch cache stopped following the store'),
+        name: definition.plural,
+        onError: (err) => logger.warn({ err, resource: definition.plural }, 'watch cache lost the store; re-initializing'),
+        onRecovered: () => logger.info({ resource: definition.plural }, 'watch cache re-initialized'),
       }),
     ),
   );
@@ -116,12 +118,11 @@ async function main(): Promise<void> {
       return caches[i]!.count(keyPrefixOf(allResources[i]!));
     },
   });
-  const cacheFeeds = new CacheFeeds(metrics.storage, allResources.map(storageResourceLabel));
   const backend = openStorage(config);
   // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
-  const storage = timedStore(backend, cacheFeeds, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
+  const storage = timedStore(backend, metrics.storage, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
   const compactor = startCompactor(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
-  const caches = await startCaches(storage, logger, cacheFeeds);
+  const caches = await startCaches(storage, logger, metrics.storage);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
   // apply to everyone, and the policy file adds to them.
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
 
   const server = createApiServer({
     audit,
-    resources: buildEndpoints(caches, authorizer, cacheFeeds),
+    resources: buildEndpoints(caches, authorizer, metrics.storage),
     authenticator: observedAuthenticator(unionAuthenticator(authenticators), metrics.authentication),
     authorizer,
     tls: { ...tls, clientCAPem },
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
     maxBodyBytes: config.maxRequestBodyBytes,
     health: buildHealthChecks({
       store: backend,
-      cachesNotFollowing: () => cacheFeeds.notFollowing(),
+      caches: () => caches.map((c) => c.health()),
       policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
       shuttingDown: () => shutdown.shuttingDown,
     }),

@@ -14,9 +14,9 @@ import { buildHealthChecks } from './health-checks.js';
 test('a full disk fails /readyz (etcd-readiness) and not /livez; lagging caches and a stop fail /readyz', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'health-checks-'));
   const store = openSqliteStore({ path: join(dir, 'state.db') });
-  let lagging: string[] = [];
+  let servicecidrsReady = true;
   let stopping = false;
-  const checks = buildHealthChecks({ store, cachesNotFollowing: () => lagging, shuttingDown: () => stopping });
+  const checks = buildHealthChecks({ store, caches: () => [{ name: 'servicecidrs', ready: servicecidrsReady, lastError: servicecidrsReady ? undefined : 'store unavailable' }], shuttingDown: () => stopping });
   const q = new URLSearchParams('verbose');
   try {
     assert.equal((await healthResponse(checks, 'readyz', '', q))?.code, 200);
@@ -32,9 +32,11 @@ test('a full disk fails /readyz (etcd-readiness) and not /livez; lagging caches 
     await store.optimisticPut('/k/small', new Uint8Array(10), 0);
     assert.equal((await healthResponse(checks, 'readyz', '', q))?.code, 200, 'ready again once a write commits');
 
-    lagging = ['servicecidrs.networking.platform.io'];
-    assert.match((await healthResponse(checks, 'readyz', '', q))!.body, /\[-\]informer-sync failed: reason withheld\n/);
-    lagging = [];
+    servicecidrsReady = false;
+    const lagging = (await healthResponse(checks, 'readyz', '', q))!.body;
+    assert.match(lagging, /\[-\]informer-sync failed: reason withheld\n\[-\]watch-cache\/servicecidrs failed: reason withheld\n/);
+    assert.deepEqual(await healthResponse(checks, 'readyz', 'watch-cache/servicecidrs', q), { code: 500, body: 'internal server error: store unavailable\n' });
+    servicecidrsReady = true;
     stopping = true;
     assert.match((await healthResponse(checks, 'readyz', '', q))!.body, /\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
     assert.equal((await healthResponse(checks, 'livez', '', q))?.code, 200);

@@ -2,8 +2,8 @@
 // over. The store is `etcd` whatever the backend (SQLite included): `etcd` (livez, readyz) = it
 // answers a read; `etcd-readiness` (readyz) = its last write committed, so a full disk fails
 // readiness without failing liveness (a restart would not free the disk). `informer-sync`
-// (readyz) = every watch cache follows the store. `shutdown` (readyz) fails once a graceful stop
-// has begun.
+// (readyz) = every watch cache follows the store, and `watch-cache/<plural>` says which one
+// does not. `shutdown` (readyz) fails once a graceful stop has begun.
 
 import type { HealthCheck, HealthChecks } from '../http/health.js';
 import { alwaysOk } from '../http/health.js';
@@ -12,8 +12,8 @@ import { hasStoreHealth } from '../storage/storage-observer.js';
 export interface HealthWiring {
   /** The backend store (not a decorator), asked for its health when it offers it. */
   store: unknown;
-  /** Resources whose watch cache is not following the store. */
-  cachesNotFollowing: () => string[];
+  /** Each watch cache's state (WatchCache#health()). */
+  caches: () => readonly { name: string; ready: boolean; lastError?: string }[];
   /** Present with --authorization-policy-file: '' when the file is good. */
   policyFileProblem?: () => string;
   shuttingDown: () => boolean;
@@ -28,15 +28,23 @@ export function buildHealthChecks(w: HealthWiring): HealthChecks {
   const informerSync: HealthCheck = {
     name: 'informer-sync',
     check: () => {
-      const lagging = w.cachesNotFollowing();
+      const lagging = w.caches().filter((c) => !c.ready).map((c) => c.name);
       return lagging.length ? `watch caches not following the store: ${lagging.join(', ')}` : undefined;
     },
   };
+  // One check per cache as well, so `/readyz?verbose` shows which one and `/readyz/watch-cache/<plural>` why.
+  const perCache: HealthCheck[] = w.caches().map(({ name }) => ({
+    name: `watch-cache/${name}`,
+    check: () => {
+      const c = w.caches().find((x) => x.name === name);
+      return !c || c.ready ? undefined : (c.lastError ?? 'not ready');
+    },
+  }));
   const policy: HealthCheck[] = w.policyFileProblem ? [{ name: 'authorization-policy-file', check: () => w.policyFileProblem!() || undefined }] : [];
   const hooks = [alwaysOk('poststarthook/rbac/bootstrap-roles'), alwaysOk('poststarthook/start-watch-caches'), ...(w.extra ?? [])];
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (w.shuttingDown() ? 'process is shutting down' : undefined) };
   return {
     livez: [alwaysOk('ping'), alwaysOk('log'), etcd, ...hooks],
-    readyz: [alwaysOk('ping'), alwaysOk('log'), etcd, etcdReadiness, informerSync, ...policy, ...hooks, shutdown],
+    readyz: [alwaysOk('ping'), alwaysOk('log'), etcd, etcdReadiness, informerSync, ...perCache, ...policy, ...hooks, shutdown],
   };
 }

@@ -87,6 +87,15 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (this.subresource) throw methodNotSupported({ group: this.definition.group, resource: `${this.definition.plural}/${this.subresource}` }, verb);
   }
 
+  /** The store's revisions; a store that cannot answer is a Status (503), like any storage error. */
+  private currentRevision(): Promise<number> {
+    return this.storage.currentRevision().catch((err: unknown) => translateStorageError(err, this.gr, ''));
+  }
+
+  private compactedRevision(): Promise<number> {
+    return this.storage.compactedRevision().catch((err: unknown) => translateStorageError(err, this.gr, ''));
+  }
+
   private async read(name: string): Promise<KeyValue | undefined> {
     try {
       return (await this.storage.get(this.key(name))).kv;
@@ -99,7 +108,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const rv = query.resourceVersion ?? '';
     if (rv && rv !== '0') {
       const wanted = parseResourceVersion(rv);
-      const current = await this.storage.currentRevision();
+      const current = await this.currentRevision();
       if (wanted > current) throw resourceVersionTooLarge(wanted, current);
     }
     const kv = await this.read(name);
@@ -118,9 +127,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       const position = decodeContinue(query.continue);
       revision = position.revision;
       after = position.after;
-      const compacted = await this.storage.compactedRevision();
+      const compacted = await this.compactedRevision();
       if (revision < compacted) {
-        const fresh = encodeContinue(await this.storage.currentRevision(), after);
+        const fresh = encodeContinue(await this.currentRevision(), after);
         const err = resourceExpired(CONTINUE_TOO_OLD);
         err.status.metadata = { continue: fresh };
         throw err;
@@ -128,7 +137,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     } else if (mode.kind === 'exact') {
       revision = mode.revision;
     } else if (mode.kind === 'notOlderThan') {
-      const current = await this.storage.currentRevision();
+      const current = await this.currentRevision();
       if (mode.revision > current) throw resourceVersionTooLarge(mode.revision, current);
     }
 
@@ -379,19 +388,24 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       initial = snapshot.items;
     } else {
       afterRevision = parseResourceVersion(rv);
-      const compacted = await this.storage.compactedRevision();
+      const compacted = await this.compactedRevision();
       if (afterRevision < compacted) throw resourceExpired(`too old resource version: ${afterRevision} (${compacted})`);
     }
-    return watchObjects({
-      storage: this.storage,
-      prefix: this.prefix,
-      definition: this.definition,
-      selectors,
-      afterRevision,
-      initial,
-      initialEventsEnd: query.sendInitialEvents === true,
-      signal,
-    });
+    try {
+      return watchObjects({
+        storage: this.storage,
+        prefix: this.prefix,
+        definition: this.definition,
+        selectors,
+        afterRevision,
+        initial,
+        initialEventsEnd: query.sendInitialEvents === true,
+        signal,
+      });
+    } catch (err) {
+      // Refused before any response (a watch cache re-initializing: 429 with Retry-After).
+      return translateStorageError(err, this.gr, '', afterRevision);
+    }
   }
 
   private async admit(ctx: RequestContext, operation: AdmissionOperation, obj: T, old: T | undefined): Promise<void> {

@@ -8,6 +8,7 @@ import {
   resourceExpired,
   resourceVersionTooLarge,
   serviceUnavailable,
+  tooManyRequests,
   type GroupResource,
 } from '../apimachinery/status-error.js';
 import { isStorageError } from '../storage/revisioned-store.js';
@@ -30,5 +31,7 @@ export function translateStorageError(err: unknown, gr: GroupResource, name: str
       throw requestEntityTooLarge('etcdserver: request is too large');
     case 'Unavailable':
       throw serviceUnavailable(err.message);
+    case 'TooManyRequests':
+      throw tooManyRequests(err.message, err.retryAfterSeconds ?? 1);
   }
 }

@@ -92,7 +92,9 @@ export type StorageErrorCode =
   | 'Compacted'
   | 'RevisionTooLarge'
   | 'ValueTooLarge'
-  | 'Unavailable';
+  | 'Unavailable'
+  /** Not served right now (a watch cache re-initializing); retry after `retryAfterSeconds`. */
+  | 'TooManyRequests';
 
 /** The only error that leaves storage. `current` carries the key's current value on Conflict / KeyExists. */
 export class StorageError extends Error {
@@ -103,6 +105,8 @@ export class StorageError extends Error {
     readonly current?: KeyValue,
     /** For Compacted: the compacted revision; for RevisionTooLarge: the current revision. */
     readonly revision?: number,
+    /** For TooManyRequests: when to try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'StorageError';
@@ -127,7 +131,11 @@ export interface RevisionedStore {
   optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult>;
   /** Deletes the key if its modRevision equals `expectedModRevision`; KeyNotFound / Conflict otherwise. */
   optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult>;
-  /** Streams changes under a prefix; throws Compacted (on iteration) if afterRevision < compacted revision. */
+  /**
+   * Streams changes under a prefix; throws Compacted (on iteration) if afterRevision < compacted
+   * revision. A store that cannot take a watch at all right now (a watch cache re-initializing)
+   * throws TooManyRequests at once, so the caller can answer before it starts a response.
+   */
   watch(prefix: string, opts: WatchOptions): StoreWatch;
   /** The latest revision of the whole store. */
   currentRevision(): Promise<number>;

@@ -14,7 +14,7 @@ test('a write failing with "database or disk is full" fails readiness until a wr
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-health-'));
   const store = openSqliteStore({ path: join(dir, 'state.db') });
   try {
-    await store.optimisticPut('/k/a', new Uint8Array(10), 0);
+    const first = await store.optimisticPut('/k/a', new Uint8Array(10), 0);
     assert.equal(store.readiness(), undefined);
     assert.equal(store.liveness(), undefined);
     // SQLite's page cap gives the same error as a full disk: the database cannot grow.
@@ -25,7 +25,7 @@ test('a write failing with "database or disk is full" fails readiness until a wr
     assert.match(store.readiness() ?? '', /database or disk is full/);
     // Reads still work: the store is alive, only not ready.
     assert.equal(store.liveness(), undefined);
-    assert.equal((await store.get('/k/a')).kv?.modRevision, 1);
+    assert.equal((await store.get('/k/a')).kv?.modRevision, first.revision);
     db.pragma('max_page_count = 1073741823');
     await store.optimisticPut('/k/big', new Uint8Array(1024 * 1024), 0);
     assert.equal(store.readiness(), undefined);

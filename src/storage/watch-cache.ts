@@ -2,128 +2,252 @@
 // prefix): ONE watch on the store feeds an in-memory copy of the current state and a window of
 // recent events; every client watch fans out from it in-process, and lists at the latest
 // revision are served from memory once the cache has caught up with the store (consistent reads
-// from cache). Gets, writes and reads at an explicit revision go to the store, and so do watches
-// from before the window: unlike etcd-backed kube, our store keeps the log until compaction, so a
-// client resuming after a restart gets every event instead of a 410 and a re-list.
+// from cache). Gets, writes and reads at an explicit revision go to the store. A watch from
+// before the window is replayed by the store, then moves to the fan-out (bridged-watch.ts):
+// unlike etcd-backed kube, our store keeps the log until compaction, so a client resuming after
+// a restart or a re-list gets every event instead of a 410 and a re-list.
+//
+// It survives its upstream as kube's cacher does: when the store watch ends (store restarted,
+// connection lost, its revision compacted) the cache turns not ready, ends its client watches
+// cleanly (clients re-list and re-watch), and re-lists and re-watches the store with bounded
+// exponential backoff, ready again once the fresh list is in. While not ready, lists and counts
+// go straight to the store and new watches get TooManyRequests (429 with Retry-After): nothing
+// waits on a cache that is not following its store. health() reports the state.
 
-import { StorageError, type DeleteResult, type GetOptions, type GetResult, type KeyValue, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
-import { iterate, type EventSink } from './push-stream.js';
-import { WatchHub, type ChangeEvent } from './watch-hub.js';
+import { StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
+import { WatchHub } from './watch-hub.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { CacheContents } from './cache-contents.js';
+import { CachedWatch } from './cached-watch.js';
+import { BridgedWatch, type BridgeTarget } from './bridged-watch.js';
 
 export interface WatchCacheOptions {
   store: RevisionedStore;
   /** The keys this cache holds (a resource's prefix, ending in '/'). */
   prefix: string;
+  /** The cache's name in health reports (a resource's plural); the prefix by default. */
+  name?: string;
   /** Recent events kept for watches that resume from a past revision. */
   windowSize?: number;
   /** How long a list waits for the cache to catch up before reading the store instead. */
   freshnessTimeoutMs?: number;
+  /** Delays between re-initialization attempts (default 100 ms doubling to 30 s, with jitter). */
+  backoff?: BackoffOptions;
+  /** How long start() waits for the first sync before it returns a cache that is still trying (default 5 s). */
+  startWaitMs?: number;
+  /** Each failure: a list that failed, or the store watch ending. The cache keeps trying. */
   onError?: (err: unknown) => void;
+  /** The cache is ready again after a failure. */
+  onRecovered?: () => void;
 }
 
-const keyOf = (e: ChangeEvent): string => (e.type === 'put' ? e.kv.key : e.key);
+/** One cache's state, for /readyz and logs. */
+export interface WatchCacheHealth {
+  /** WatchCacheOptions.name. */
+  name: string;
+  /** Following the store: lists are served from memory and watches fan out from it. */
+  ready: boolean;
+  /** The latest revision the cache has applied (0 before its first list). */
+  revision: number;
+  /** Why it is not ready (the failure that ended its store watch, or the last failed list); absent when ready. */
+  lastError?: string;
+  /** When `ready` last changed (ms since the epoch). */
+  since: number;
+  /** How many times the cache has become ready (1 after its first sync; more after recoveries). */
+  generation: number;
+}
+
+type State = 'pending' | 'ready' | 'stopped';
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Retry-After for a request turned away by a cache that has been down `downMs`: 1 s at first,
+ * growing with the outage to at most 30 s (the curve of kube's cacher).
+ */
+export const retryAfterSeconds = (downMs: number): number => Math.trunc(Math.min(30, Math.max(1, Math.exp(0.06 * (downMs / 1000)))));
 
 export class WatchCache implements RevisionedStore {
   private readonly store: RevisionedStore;
   private readonly prefix: string;
-  private readonly windowSize: number;
+  private readonly name: string;
   private readonly freshnessTimeoutMs: number;
-  private readonly items = new Map<string, KeyValue>();
-  private sortedKeys: string[] | undefined;
-  private readonly window: ChangeEvent[] = [];
-  /** Events above this revision are in the window (or still to come). */
-  private windowStart = 0;
-  private revision = 0;
-  /** The revision of the last change under the prefix (at start: the revision listed). */
-  private lastChange = 0;
+  private readonly backoff: Required<BackoffOptions>;
+  private readonly onError: (err: unknown) => void;
+  private readonly onRecovered: () => void;
+  private readonly contents: CacheContents;
   private readonly hub: WatchHub;
   private readonly stopped = new AbortController();
+  private state: State = 'pending';
+  private since = Date.now();
+  private generation = 0;
+  /** When the current session became ready (for the backoff reset). */
+  private readyAt: number | undefined;
+  private lastError: string | undefined = 'not yet synced with the store';
+  /** The current store watch (set only while ready), and how its end reaches the run loop. */
   private upstream: StoreWatch | undefined;
-  private waiters: { revision: number; resolve: () => void }[] = [];
+  private upstreamAbort: AbortController | undefined;
+  private sessionEnded: ((err: unknown) => void) | undefined;
+  private waiters: { revision: number; resolve: (caughtUp: boolean) => void }[] = [];
   /** A progress request to the store is on its way (many watchers' requests share it). */
   private progressPending = false;
 
   private constructor(opts: WatchCacheOptions) {
     this.store = opts.store;
     this.prefix = opts.prefix;
-    this.windowSize = opts.windowSize ?? 10_000;
+    this.name = opts.name ?? opts.prefix;
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
-    this.hub = new WatchHub({ revision: () => this.revision, history: (prefix, after, upTo, limit) => this.history(prefix, after, upTo, limit) });
+    this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    this.onError = opts.onError ?? (() => {});
+    this.onRecovered = opts.onRecovered ?? (() => {});
+    const contents = (this.contents = new CacheContents(opts.windowSize ?? 10_000));
+    this.hub = new WatchHub({ revision: () => contents.revision, history: (prefix, after, upTo, limit) => contents.history(prefix, after, upTo, limit) });
   }
 
-  /** Lists the prefix once and starts following the store from that revision. */
+  /**
+   * Starts following the store: lists the prefix and watches it from that revision. Resolves once
+   * the first sync is done, or failed, or after startWaitMs, with a cache that keeps trying in
+   * the background when it is not ready (an unreachable store does not stop a server starting).
+   * Never rejects.
+   */
   static async start(opts: WatchCacheOptions): Promise<WatchCache> {
     const cache = new WatchCache(opts);
-    await cache.init();
-    cache.follow(opts.onError ?? (() => {}));
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, opts.startWaitMs ?? 5000);
+      void cache.run(resolve);
+    });
+    clearTimeout(timer);
     return cache;
   }
 
-  private async init(): Promise<void> {
-    const list = await this.store.list(this.prefix);
-    for (const kv of list.kvs) this.items.set(kv.key, kv);
-    this.revision = list.revision;
-    this.lastChange = list.revision;
-    this.windowStart = list.revision;
-    this.upstream = this.store.watch(this.prefix, { afterRevision: list.revision, signal: this.stopped.signal });
+  /** The state for readiness checks. */
+  health(): WatchCacheHealth {
+    const h: WatchCacheHealth = { name: this.name, ready: this.state === 'ready', revision: this.contents.revision, since: this.since, generation: this.generation };
+    if (this.state !== 'ready' && this.lastError !== undefined) h.lastError = this.lastError;
+    return h;
+  }
+
+  /** Sync, follow until the store watch ends, back off, again, until close(). `attempted` hears the first outcome. */
+  private async run(attempted: () => void): Promise<void> {
+    let attempt = 0;
+    while (!this.stopped.signal.aborted) {
+      const err = await this.session(attempted);
+      if (this.stopped.signal.aborted) break;
+      this.onError(err);
+      // A session that ran healthily for a while starts the delays over; a flapping one climbs.
+      if (this.readyAt !== undefined && Date.now() - this.readyAt >= this.backoff.resetAfterMs) attempt = 0;
+      this.readyAt = undefined;
+      await sleep(backoffDelay(attempt++, this.backoff), this.stopped.signal);
+    }
+    attempted();
+  }
+
+  /** One list-and-watch: resolves with what ended it (the list's failure or the watch's end). */
+  private async session(attempted: () => void): Promise<unknown> {
+    let list: ListResult;
+    try {
+      list = await this.store.list(this.prefix);
+    } catch (err) {
+      this.lastError = messageOf(err);
+      attempted();
+      return err;
+    }
+    if (this.stopped.signal.aborted) return undefined;
+    const ended = new Promise<unknown>((resolve) => (this.sessionEnded = resolve));
+    this.resync(list);
+    attempted();
+    return ended;
+  }
+
+  /** Takes the fresh list as the whole state, watches the store from its revision, and is ready. */
+  private resync(list: ListResult): void {
+    this.contents.replace(list);
+    const abort = (this.upstreamAbort = new AbortController());
+    let upstream: StoreWatch;
+    try {
+      upstream = this.store.watch(this.prefix, { afterRevision: list.revision, signal: abort.signal });
+    } catch (err) {
+      this.lastError = messageOf(err);
+      this.endSession(err);
+      return;
+    }
+    this.upstream = upstream;
+    this.follow(upstream);
+    // Ready once the store has taken the watch (a stream refused at once is one more failure).
+    if (this.upstream !== upstream) return;
+    this.state = 'ready';
+    this.generation++;
+    this.since = this.readyAt = Date.now();
+    this.lastError = undefined;
+    if (this.generation > 1) this.onRecovered();
   }
 
   /** Applies the store's changes synchronously as they are committed (push, no promise per event). */
-  private follow(onError: (err: unknown) => void): void {
-    const upstream = this.upstream!;
-    const broken = (err: unknown): void => {
-      if (!this.stopped.signal.aborted) onError(err);
-      // Clients re-watch (and re-list) when their watch ends; they must not see a gap.
-      this.hub.closeAll();
-    };
+  private follow(upstream: StoreWatch): void {
     upstream.start({
       next: (e) => {
+        if (this.upstream !== upstream) return true;
         try {
           this.apply(e);
         } catch (err) {
           upstream.stop();
-          broken(err);
+          this.broken(upstream, err);
         }
         return true;
       },
-      end: (err) => broken(err ?? new StorageError('Unavailable', 'the store ended the watch cache\'s watch')),
+      end: (err) => this.broken(upstream, err ?? new StorageError('Unavailable', "the store ended the watch cache's watch")),
     });
   }
 
   private apply(e: WatchEvent): void {
-    if (e.type !== 'progress') {
-      if (e.type === 'put') this.items.set(e.kv.key, e.kv);
-      else this.items.delete(e.key);
-      this.lastChange = e.revision;
-      this.sortedKeys = undefined;
-      this.window.push(e);
-      if (this.window.length > this.windowSize) this.windowStart = this.window.shift()!.revision;
-    }
-    this.revision = Math.max(this.revision, e.revision);
     if (e.type === 'progress') {
+      if (e.revision > this.contents.revision) this.contents.revision = e.revision;
       this.progressPending = false;
       this.hub.publishProgress(e.revision);
-    } else this.hub.publish([e]);
-    this.waiters = this.waiters.filter((w) => (w.revision <= this.revision ? (w.resolve(), false) : true));
+    } else {
+      this.contents.apply(e);
+      this.hub.publish([e]);
+    }
+    if (this.waiters.length) {
+      const revision = this.contents.revision;
+      this.waiters = this.waiters.filter((w) => (w.revision <= revision ? (w.resolve(true), false) : true));
+    }
   }
 
-  private history(prefix: string, after: number, upTo: number, limit: number): ChangeEvent[] {
-    if (after < this.windowStart) {
-      throw new StorageError('Compacted', `required revision ${after} is older than the watch cache window (${this.windowStart})`, undefined, undefined, this.windowStart);
+  /** The store watch ended: not ready at once, client watches end, waiting lists go to the store. */
+  private broken(upstream: StoreWatch, err: unknown): void {
+    if (this.upstream !== upstream) return;
+    this.upstream = undefined;
+    if (this.state === 'ready') {
+      this.state = 'pending';
+      // Down since now; failed attempts after this do not reset it (Retry-After grows with it).
+      this.since = Date.now();
     }
-    const out: ChangeEvent[] = [];
-    for (const e of this.window) {
-      if (e.revision <= after || e.revision > upTo || !keyOf(e).startsWith(prefix)) continue;
-      out.push(e);
-      if (out.length >= limit) break;
-    }
-    return out;
+    this.lastError = messageOf(err);
+    this.endSession(err);
   }
 
-  /** Waits until the cache has seen the store's current revision; false on timeout. */
+  private endSession(err: unknown): void {
+    this.upstreamAbort?.abort();
+    this.upstreamAbort = undefined;
+    this.progressPending = false;
+    // Clients re-list and re-watch when their watch ends: better than a gap they cannot see.
+    this.hub.closeAll();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.resolve(false);
+    const ended = this.sessionEnded;
+    this.sessionEnded = undefined;
+    ended?.(err);
+  }
+
+  /** Waits until the cache has seen the store's current revision; false on timeout or if the cache stops following. */
   private async fresh(): Promise<boolean> {
     const target = await this.store.currentRevision();
-    if (this.revision >= target) return true;
+    // The store watch may have ended meanwhile: the store answers then, not a stale cache.
+    if (this.state !== 'ready') return false;
+    if (this.contents.revision >= target) return true;
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -131,9 +255,9 @@ export class WatchCache implements RevisionedStore {
       }, this.freshnessTimeoutMs);
       const waiter = {
         revision: target,
-        resolve: () => {
+        resolve: (caughtUp: boolean) => {
           clearTimeout(timer);
-          resolve(true);
+          resolve(caughtUp);
         },
       };
       this.waiters.push(waiter);
@@ -142,8 +266,9 @@ export class WatchCache implements RevisionedStore {
     });
   }
 
+  /** Reads under `prefix` this cache can answer right now. */
   private covers(prefix: string): boolean {
-    return prefix.startsWith(this.prefix);
+    return this.state === 'ready' && prefix.startsWith(this.prefix);
   }
 
   get(key: string, opts?: GetOptions): Promise<GetResult> {
@@ -152,41 +277,20 @@ export class WatchCache implements RevisionedStore {
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     if (!this.covers(prefix)) return this.store.list(prefix, opts);
-    let revision: number;
+    const c = this.contents;
     if (opts.revision) {
       // A past snapshot the cache still is: nothing under the prefix changed since (the later
       // pages of a paged list, typically). Anything older is the store's to answer.
-      if (opts.revision < this.lastChange || opts.revision > this.revision) return this.store.list(prefix, opts);
-      revision = opts.revision;
-    } else {
-      if (!(await this.fresh())) return this.store.list(prefix, opts);
-      revision = this.revision;
+      if (opts.revision < c.lastChange || opts.revision > c.revision) return this.store.list(prefix, opts);
+      return c.list(prefix, opts, opts.revision);
     }
-    this.sortedKeys ??= [...this.items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    const keys = this.sortedKeys;
-    const kvs: KeyValue[] = [];
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    let more = false;
-    for (let i = firstAfter(keys, opts.startAfter ?? prefix); i < keys.length; i++) {
-      const key = keys[i]!;
-      if (!key.startsWith(prefix)) {
-        if (key > prefix) break;
-        continue;
-      }
-      if (kvs.length >= limit) {
-        more = true;
-        break;
-      }
-      kvs.push(this.items.get(key)!);
-    }
-    return { kvs, more, revision };
+    if (!(await this.fresh())) return this.store.list(prefix, opts);
+    return c.list(prefix, opts, c.revision);
   }
 
   async count(prefix: string): Promise<number> {
     if (!this.covers(prefix) || !(await this.fresh())) return this.store.count(prefix);
-    let n = 0;
-    for (const key of this.items.keys()) if (key.startsWith(prefix)) n++;
-    return n;
+    return this.contents.count(prefix);
   }
 
   optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
@@ -198,13 +302,27 @@ export class WatchCache implements RevisionedStore {
   }
 
   watch(prefix: string, opts: WatchOptions): StoreWatch {
-    if (!this.covers(prefix)) return this.store.watch(prefix, opts);
-    const after = opts.afterRevision > 0 ? opts.afterRevision : this.revision;
-    // Older than the window (e.g. just after a restart): the store replays its own history, so a
-    // resuming client loses nothing; only history the store compacted away is Compacted (410).
-    if (after < this.windowStart) return this.store.watch(prefix, opts);
+    if (!prefix.startsWith(this.prefix)) return this.store.watch(prefix, opts);
+    if (this.state !== 'ready') {
+      // As kube's cacher: clients back off and retry rather than watch a cache that is not
+      // following its store (a store watch each would bypass the fan-out just when it is weak).
+      const why = this.state === 'stopped' ? 'the watch cache is stopped' : `storage is (re)initializing${this.lastError ? `: ${this.lastError}` : ''}`;
+      throw new StorageError('TooManyRequests', why, undefined, undefined, undefined, retryAfterSeconds(Date.now() - this.since));
+    }
+    const after = opts.afterRevision > 0 ? opts.afterRevision : this.contents.revision;
+    // Older than the window (e.g. just after a restart or a re-list): the store replays its own
+    // history, so a resuming client loses nothing (only history the store compacted away is
+    // Compacted: 410), and the watch moves to the fan-out once the replay reaches the window.
+    if (after < this.contents.windowStart) return new BridgedWatch(this.store, this.bridge, prefix, after, opts.signal);
     return new CachedWatch(this.hub.subscribe(prefix, opts.signal, after), after, this);
   }
+
+  /** Where a watch replayed by the store continues once it reaches the window. */
+  private readonly bridge: BridgeTarget = {
+    windowStart: () => this.contents.windowStart,
+    tryWatch: (prefix, after, signal) =>
+      this.state === 'ready' && after >= this.contents.windowStart ? new CachedWatch(this.hub.subscribe(prefix, signal, after), after, this) : undefined,
+  };
 
   /**
    * A progress event for `watch` (one of this cache's), once the store confirms its revision.
@@ -234,71 +352,38 @@ export class WatchCache implements RevisionedStore {
   async compact(revision: number): Promise<void> {
     await this.store.compact(revision);
     // History below the store's compaction is gone for cache watchers too.
-    while (this.window.length && this.window[0]!.revision <= revision) this.windowStart = this.window.shift()!.revision;
-    this.windowStart = Math.max(this.windowStart, Math.min(revision, this.revision));
+    this.contents.forgetThrough(revision);
   }
 
   /** Stops following the store and ends every watch; the store itself stays open. */
   async close(): Promise<void> {
+    if (this.stopped.signal.aborted) return;
+    this.state = 'stopped';
+    this.since = Date.now();
     this.stopped.abort();
-    this.hub.closeAll();
-    for (const w of this.waiters) w.resolve();
-    this.waiters = [];
+    this.upstream = undefined;
+    this.endSession(undefined);
   }
 }
 
-/** A watch from the cache's hub, and the sink that passes its events on. */
-class CachedWatch implements StoreWatch, EventSink<WatchEvent> {
-  private sink: EventSink<WatchEvent> | undefined;
-
-  constructor(
-    private readonly watch: StoreWatch,
-    private readonly after: number,
-    private readonly cache: WatchCache,
-  ) {}
-
-  requestProgress(): void {
-    this.cache.requestProgressFor(this.watch);
-  }
-
-  start(sink: EventSink<WatchEvent>): void {
-    this.sink = sink;
-    this.watch.start(this);
-  }
-
-  resume(): void {
-    this.watch.resume();
-  }
-
-  stop(): void {
-    this.sink = undefined;
-    this.watch.stop();
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
-    return iterate(this);
-  }
-
-  next(e: WatchEvent): boolean {
-    // The cache may not have applied `after` yet when the watch starts: its event then arrives
-    // live and must not be delivered twice.
-    if (e.type !== 'progress' && e.revision <= this.after) return true;
-    return this.sink ? this.sink.next(e) : false;
-  }
-
-  end(err?: unknown): void {
-    this.sink?.end(err);
-  }
+/** Problems for a readiness check: one line per cache that is not ready, named `watch-cache/<name>`. */
+export function watchCacheProblems(caches: readonly WatchCache[]): string[] {
+  return caches
+    .map((c) => c.health())
+    .filter((h) => !h.ready)
+    .map((h) => `watch-cache/${h.name} failed: ${h.lastError ?? 'not ready'}`);
 }
 
-/** Index of the first key greater than `after` (keys sorted ascending), by binary search. */
-function firstAfter(keys: readonly string[], after: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/** Waits `ms`, or less if `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

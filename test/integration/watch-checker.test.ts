@@ -1,6 +1,7 @@
 // Randomized watch checker: concurrent writers, many watchers (some slow, some restarting from
-// their last resourceVersion, some with label selectors), and a full stop and reopen of the
-// SQLite store in the middle. At the end every watcher's events must equal what the store's
+// their last resourceVersion, some with label selectors), a full stop and reopen of the SQLite
+// store in the middle, and later the watch cache's store watch broken under load (as a networked
+// store's stream breaks), from which the cache recovers by itself. At the end every watcher's events must equal what the store's
 // history says it should have seen for its filter: same order, no gap, no duplicate.
 
 import { test } from 'node:test';
@@ -15,6 +16,7 @@ import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
+import { FaultInjectingStore } from '../../src/storage/fault-injecting-store.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
 const opts = { fieldManager: 'checker' };
@@ -62,9 +64,10 @@ test('randomized writers and watchers, across a store restart, see exactly the h
   const prefix = keyPrefixOf(serviceCIDRs);
   const open = async () => {
     const store = openSqliteStore({ path });
-    const cache = await WatchCache.start({ store, prefix });
+    const faults = new FaultInjectingStore(store);
+    const cache = await WatchCache.start({ store: faults, prefix, backoff: { initialMs: 5, maxMs: 50 } });
     const registry = new GenericStore<ServiceCIDR>({ definition: serviceCIDRs, strategy: serviceCIDRs.strategy, subresource: '', storage: cache, admission: [] });
-    return { store, cache, registry };
+    return { store, faults, cache, registry };
   };
   let server = await open();
   // A write outside the prefix, so that watches start from a real revision (0 would mean "with the initial state").
@@ -103,8 +106,10 @@ test('randomized writers and watchers, across a store restart, see exactly the h
           if (spec.restartEvery && ++count % spec.restartEvery === 0) break;
         }
       } catch (err) {
-        // A store being closed under the watch is the restart; anything else is a real failure.
-        if (!(isStatusError(err) && err.code === 503)) throw err;
+        // A store being closed under the watch is the restart, and a watch cache re-initializing
+        // after its store watch broke answers 429 (retry); anything else is a real failure.
+        if (!(isStatusError(err) && (err.code === 503 || err.code === 429))) throw err;
+        if (err.code === 429) await new Promise((r) => setTimeout(r, 5));
       } finally {
         stopAll.signal.removeEventListener('abort', stop);
         mine.abort();
@@ -147,7 +152,17 @@ test('randomized writers and watchers, across a store restart, see exactly the h
   await server.store.close();
   server = await open();
   reopened();
-  await writers(60);
+  await writers(30);
+  // The cache's store watch breaks twice while writers run; clients' watches end and resume.
+  await Promise.all([
+    writers(30),
+    (async () => {
+      for (let k = 0; k < 2; k++) {
+        await new Promise((r) => setTimeout(r, 15));
+        server.faults.breakWatches('Unavailable');
+      }
+    })(),
+  ]);
   const endRv = await server.store.currentRevision();
 
   // Ground truth: the store's own log, replayed.
@@ -163,10 +178,12 @@ test('randomized writers and watchers, across a store restart, see exactly the h
   for (let t = 0; t < 400 && seen.some((s, i) => s.length < wants[i]!.length); t++) await new Promise((r) => setTimeout(r, 25));
   stopAll.abort();
   await Promise.all(watchers);
+  const recoveries = server.cache.health().generation - 1;
   await server.cache.close();
   await server.store.close();
   rmSync(dir, { recursive: true, force: true });
 
   assert.ok(changes.length > 100, `enough traffic (${changes.length} changes, seed ${seed})`);
+  assert.ok(recoveries >= 1, 'the watch cache lost its store watch and recovered');
   specs.forEach((spec, i) => assert.deepEqual(seen[i], wants[i], `watcher ${i} (${JSON.stringify(spec)}) diverged; seed ${seed}`));
 });
