@@ -27,6 +27,7 @@ import { AuditLog } from './http/audit-log.js';
 import { loadAuditPolicy, METADATA_FOR_ALL } from './auth/audit/audit-policy.js';
 import { createApiServer } from './http/server.js';
 import { GenericStore, keyPrefixOf } from './registry/generic-store.js';
+import type { ResourceDefinition } from './registry/resource-definition.js';
 import { WatchCache } from './storage/watch-cache.js';
 import type { Logger } from 'pino';
 import { allResources } from './resources/all.js';
@@ -35,6 +36,8 @@ import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
 import { startCompactor } from './storage/compactor.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
+import { startControllers, type RunningControllers } from './controllers/start-controllers.js';
+import type { ServiceCIDRObject } from './controllers/service-cidr-api.js';
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
 
@@ -63,6 +66,32 @@ function buildEndpoints(caches: readonly RevisionedStore[], authorizer: Authoriz
     };
   });
 }
+
+// ── controllers (issue #14) ─────────────────────────────────────────────────────────────────
+/**
+ * The in-process controllers (default `kubernetes` ServiceCIDR, ServiceCIDR finalizer and Ready
+ * condition) on their own registry stores over the watch caches: they read and write like any
+ * client, so they see exactly what clients see. Resolves once the default ServiceCIDR exists
+ * (kube-apiserver holds readiness until then).
+ */
+async function runControllers(config: ServerConfig, caches: readonly RevisionedStore[], logger: Logger): Promise<RunningControllers> {
+  const i = allResources.findIndex((d) => d.plural === 'servicecidrs');
+  const definition = allResources[i]! as unknown as ResourceDefinition<ServiceCIDRObject>;
+  const statusStrategy = definition.subresources.find((s) => s.name === 'status')!.strategy;
+  const storage = caches[i]!;
+  const controllers = await startControllers({
+    serviceCIDRs: {
+      main: new GenericStore<ServiceCIDRObject>({ definition, strategy: definition.strategy, subresource: '', storage, admission: [] }),
+      status: new GenericStore<ServiceCIDRObject>({ definition, strategy: statusStrategy, subresource: 'status', storage, admission: [] }),
+    },
+    serviceClusterIPRanges: config.serviceClusterIPRanges,
+    enabled: config.controllers,
+    logger: logger.child({ component: 'controllers' }),
+  });
+  await controllers.initialized;
+  return controllers;
+}
+// ── end controllers ─────────────────────────────────────────────────────────────────────────
 
 /** How clients reach the bound address (a wildcard bind is reached on loopback). */
 function urlHost(bindAddress: string): string {
@@ -114,6 +143,7 @@ async function main(): Promise<void> {
     ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL)
     : undefined;
 
+  const controllers = await runControllers(config, caches, logger); // issue #14
   const server = createApiServer({
     audit,
     resources: buildEndpoints(caches, authorizer),
@@ -137,6 +167,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await server.close();
+    await controllers.stop(); // issue #14
     compactor.stop();
     await Promise.all(caches.map((c) => c.close()));
     await audit?.close();

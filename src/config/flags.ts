@@ -3,6 +3,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { parseDuration } from '../storage/compactor.js';
+import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
+import { parseServiceClusterIPRange, resolveControllers } from './service-ip-range.js';
 
 export type StorageConfig = { kind: 'sqlite'; path: string; durability: 'full' | 'normal' } | { kind: 'memory' };
 
@@ -25,6 +27,10 @@ export interface ServerConfig {
   /** 0 disables periodic compaction. */
   compactionIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Canonical CIDRs of --service-cluster-ip-range, primary first (the default `kubernetes` ServiceCIDR). */
+  serviceClusterIPRanges: string[];
+  /** In-process controllers to run (--controllers). */
+  controllers: Set<string>;
 }
 
 const port = (v: string): number => {
@@ -38,6 +44,15 @@ function duration(text: string, flag: string): number {
     return parseDuration(text);
   } catch (err) {
     throw new InvalidArgumentError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+/** A flag value's own error, as commander reports invalid arguments. */
+function checked<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
   }
 }
 
@@ -71,6 +86,8 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--etcd-compaction-interval <duration>', 'how often history older than one interval is compacted (0 disables)', '5m')
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
+    .option('--service-cluster-ip-range <cidrs>', 'one CIDR, or an IPv4 and an IPv6 CIDR comma-separated: the default ServiceCIDR "kubernetes"', '10.0.0.0/24')
+    .option('--controllers <list>', `in-process controllers: '*' for all, 'name' to enable, '-name' to disable (${CONTROLLER_NAMES.join(', ')})`, '*')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   program.parse(argv as string[], { from: 'user' });
@@ -104,5 +121,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
     compactionIntervalMs: duration(String(o.etcdCompactionInterval), '--etcd-compaction-interval'),
     logLevel: logLevel as ServerConfig['logLevel'],
+    serviceClusterIPRanges: checked(() => parseServiceClusterIPRange(String(o.serviceClusterIpRange))),
+    controllers: checked(() => resolveControllers(String(o.controllers), CONTROLLER_NAMES)),
   };
 }
