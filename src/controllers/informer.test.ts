@@ -9,7 +9,7 @@ import { silentLogger } from '../apimachinery/request-context.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { Informer } from './informer.js';
 import { CONTROLLER_USER, type ServiceCIDRObject } from './service-cidr-api.js';
-import { eventually, FlakySource, serviceCIDR, serviceCIDRFixture } from './test-fixtures.js';
+import { eventually, FlakySource, serviceCIDR, serviceCIDRFixture } from '../../test/support/controller-fixtures.js';
 import { WorkQueue } from './work-queue.js';
 import { FakeClock, settle } from './fake-clock.js';
 

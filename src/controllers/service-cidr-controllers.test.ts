@@ -11,7 +11,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { DefaultServiceCIDRController, DEFAULT_READY_MESSAGE } from './default-service-cidr-controller.js';
 import { SERVICE_CIDR_FINALIZER, type ServiceCIDRObject } from './service-cidr-api.js';
 import { READY_MESSAGE, ServiceCIDRStatusController, TERMINATING_MESSAGE } from './service-cidr-status-controller.js';
-import { eventually, serviceCIDR, serviceCIDRFixture, type ServiceCIDRFixture } from './test-fixtures.js';
+import { eventually, serviceCIDR, serviceCIDRFixture, type ServiceCIDRFixture } from '../../test/support/controller-fixtures.js';
 
 const definition = serviceCIDRs as unknown as ResourceDefinition<ServiceCIDRObject>;
 const stops: (() => Promise<void>)[] = [];

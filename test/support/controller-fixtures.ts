@@ -2,15 +2,15 @@
 // backend, driven by a fake clock, plus a source wrapper that can break watches on demand.
 // Nothing in the server imports this file.
 
-import type { KubeObject } from '../apimachinery/object-meta.js';
-import { internalContext, silentLogger, type RequestContext } from '../apimachinery/request-context.js';
-import { resourceExpired } from '../apimachinery/status-error.js';
-import { GenericStore } from '../registry/generic-store.js';
-import type { RestStorage } from '../registry/rest-storage.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
-import { MemoryStore } from '../storage/memory-store.js';
-import { FakeClock, settle } from './fake-clock.js';
-import type { ServiceCIDRObject } from './service-cidr-api.js';
+import type { KubeObject } from '../../src/apimachinery/object-meta.js';
+import { internalContext, silentLogger, type RequestContext } from '../../src/apimachinery/request-context.js';
+import { resourceExpired } from '../../src/apimachinery/status-error.js';
+import { GenericStore } from '../../src/registry/generic-store.js';
+import type { RestStorage } from '../../src/registry/rest-storage.js';
+import type { ResourceDefinition } from '../../src/registry/resource-definition.js';
+import { MemoryStore } from '../../src/storage/memory-store.js';
+import { FakeClock, settle } from '../../src/controllers/fake-clock.js';
+import type { ServiceCIDRObject } from '../../src/controllers/service-cidr-api.js';
 
 export interface ServiceCIDRFixture {
   clock: FakeClock;
