@@ -3,6 +3,8 @@
 // compaction (it relists); the object API's default strategic patch and its ServerSideApply
 // strategy.
 
+// The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
+// tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
@@ -26,7 +28,7 @@ describe('client-node informer', () => {
   let done = false;
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
   });
   after(async () => {
     done = true;
@@ -62,7 +64,7 @@ describe('client-node informer', () => {
     // Restart on the same port and data dir; the informer resumes from its last resourceVersion.
     const { port, dataDir } = server;
     await server.stop({ keepData: true });
-    server = await startServer({ dataDir, removeOnStop: true, args: ['--secure-port', String(port)] });
+    server = await startServer({ dataDir, removeOnStop: true, args: ['--controllers=-service-cidr-controller', '--secure-port', String(port)] });
     assert.equal((await write('POST', PATH, sc('three', '1'))).status, 201);
     await write('PATCH', `${PATH}/one`, { metadata: { labels: { v: '3' } } });
     await waitFor('changes after the restart', () => names().join() === 'one,three' && labelOf('one') === '3');
@@ -80,7 +82,7 @@ describe('client-node informer after compaction', () => {
 
   test('a watch resumed from a compacted resourceVersion gets 410; the informer relists and catches up', async () => {
     const args = ['--etcd-compaction-interval', '1s'];
-    server = await startServer({ args });
+    server = await startServer({ args: ['--controllers=-service-cidr-controller', ...args] });
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(server.kubeconfigPath);
     const api = kc.makeApiClient(k8s.CustomObjectsApi);
@@ -104,7 +106,7 @@ describe('client-node informer after compaction', () => {
     // The informer loses its server; meanwhile objects change and that history is compacted away.
     const { port, dataDir } = server;
     await server.stop({ keepData: true });
-    server = await startServer({ dataDir, removeOnStop: true, args: ['--secure-port', String(port), ...args] });
+    server = await startServer({ dataDir, removeOnStop: true, args: ['--controllers=-service-cidr-controller', '--secure-port', String(port), ...args] });
     await server.request('DELETE', `${PATH}/gone`);
     await server.request('POST', PATH, { body: sc('new') });
     await server.request('PATCH', `${PATH}/keep`, { body: { metadata: { labels: { v: 'after' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
@@ -127,7 +129,7 @@ describe('client-node KubernetesObjectApi patch and apply', () => {
   let server: TestServer;
   let client: k8s.KubernetesObjectApi;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(server.kubeconfigPath);
     client = k8s.KubernetesObjectApi.makeApiClient(kc);
