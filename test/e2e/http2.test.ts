@@ -4,6 +4,7 @@
 
 // The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
 // tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
+
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
