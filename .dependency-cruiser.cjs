@@ -14,6 +14,8 @@ module.exports = {
     layer('auth', ['apimachinery']),
     layer('controllers', ['apimachinery', 'registry']),
     layer('http', ['apimachinery', 'registry', 'auth']),
+    // Client-side commands: talk to a server over HTTPS; only pure helpers from below.
+    layer('cli', ['apimachinery', 'resources']),
     { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
   ],
   options: {

@@ -91,6 +91,13 @@ async function runControllers(config: ServerConfig, caches: readonly RevisionedS
   await controllers.initialized;
   return controllers;
 }
+/** `platform-apiserver trust-anchors …`: the client-side command, not the server. */
+async function runSubcommand(argv: readonly string[]): Promise<boolean> {
+  if (argv[0] !== 'trust-anchors') return false;
+  const { runTrustAnchors } = await import('./cli/trust-anchors/command.js');
+  // Exit explicitly: the HTTP client's keep-alive sockets would otherwise hold the process.
+  process.exit(await runTrustAnchors(argv.slice(1)));
+}
 // ── end controllers ─────────────────────────────────────────────────────────────────────────
 
 /** How clients reach the bound address (a wildcard bind is reached on loopback). */
@@ -101,6 +108,7 @@ function urlHost(bindAddress: string): string {
 }
 
 async function main(): Promise<void> {
+  if (await runSubcommand(process.argv.slice(2))) return; // issue #14
   let config: ServerConfig;
   try {
     config = parseFlags(process.argv.slice(2), SERVER_VERSION);

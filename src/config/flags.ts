@@ -88,6 +88,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
     .option('--service-cluster-ip-range <cidrs>', 'one CIDR, or an IPv4 and an IPv6 CIDR comma-separated: the default ServiceCIDR "kubernetes"', '10.0.0.0/24')
     .option('--controllers <list>', `in-process controllers: '*' for all, 'name' to enable, '-name' to disable (${CONTROLLER_NAMES.join(', ')})`, '*')
+    .addHelpText('after', '\nCommands:\n  trust-anchors [options]  print (or --watch --out FILE) the merged trust anchors of ClusterTrustBundles; see trust-anchors --help')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   program.parse(argv as string[], { from: 'user' });
