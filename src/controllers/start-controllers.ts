@@ -8,6 +8,7 @@ import { DefaultServiceCIDRController } from './default-service-cidr-controller.
 import type { ServiceCIDRObject } from './service-cidr-api.js';
 import type { ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
 import { ServiceCIDRStatusController } from './service-cidr-status-controller.js';
+import { TrustBundleExpiryReporter, type TrustBundleExpiryReporterOptions } from './trust-bundle-expiry.js';
 
 export interface ControllersOptions {
   serviceCIDRs: { main: RestStorage<ServiceCIDRObject>; status: RestStorage<ServiceCIDRObject> };
@@ -18,6 +19,8 @@ export interface ControllersOptions {
   logger: Logger;
   clock?: Clock;
   deletion?: ServiceCIDRDeletionCheck;
+  /** When given, each ClusterTrustBundle's earliest expiry is reported (e.g. to a metrics gauge). */
+  trustBundleExpiry?: Omit<TrustBundleExpiryReporterOptions, 'clock' | 'logger'>;
 }
 
 export interface RunningControllers {
@@ -49,6 +52,11 @@ export async function startControllers(o: ControllersOptions): Promise<RunningCo
     await c.start();
     running.push(c);
     initialized = c.initialized;
+  }
+  if (o.trustBundleExpiry) {
+    const r = new TrustBundleExpiryReporter({ ...o.trustBundleExpiry, clock, logger: o.logger.child({ controller: 'trust-bundle-expiry' }) });
+    await r.start();
+    running.push(r);
   }
   return {
     initialized,
