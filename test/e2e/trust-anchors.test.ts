@@ -2,17 +2,20 @@
 // clusterTrustBundle projection rules (by name; by signer and label selector; unset selector
 // matches nothing, empty matches all; no match is an error unless --optional), overlapping
 // bundles de-duplicated by DER and sorted, and --watch rewriting its file atomically (a new
-// inode) on each change of the merged set, and only then.
+// inode) on each change of the merged set, and only then. One-shot runs call the command in
+// process (a process per run costs seconds of TypeScript loading); --watch runs
+// `src/main.ts trust-anchors` as a user does, and stops on SIGTERM.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type TestServer } from './harness.js';
 import { makeCACert, toPEM, type TestCert } from '../fixtures/certs.js';
+import { runTrustAnchors } from '../../src/cli/trust-anchors/command.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CTB = '/apis/certificates.platform.io/v1beta1/clustertrustbundles';
@@ -26,12 +29,12 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(repo, 'src', 'main.ts'), 'trust-anchors', ...args], { cwd: repo, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-  });
+/** The command in this process (one-shot runs; the --watch test runs the real binary path). */
+async function cli(args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runTrustAnchors(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stopped: Promise.resolve() });
+  return { code, stdout, stderr };
 }
 
 /** The expected merged PEM, computed independently: DER sorted bytewise, each re-encoded. */

@@ -20,7 +20,26 @@ export interface TrustAnchorsOptions {
   watch: boolean;
 }
 
-export function parseTrustAnchorsArgs(argv: readonly string[]): TrustAnchorsOptions {
+/** Where the command writes, and what ends --watch (SIGTERM or SIGINT for the real process). */
+export interface CommandIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  stopped: Promise<void>;
+}
+
+function processIO(): CommandIO {
+  return {
+    ...processOutput,
+    stopped: new Promise<void>((resolve) => {
+      process.once('SIGTERM', resolve);
+      process.once('SIGINT', resolve);
+    }),
+  };
+}
+
+const processOutput: Pick<CommandIO, 'stdout' | 'stderr'> = { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };
+
+export function parseTrustAnchorsArgs(argv: readonly string[], io: Pick<CommandIO, 'stdout' | 'stderr'> = processOutput): TrustAnchorsOptions {
   const cmd = new Command('platform-apiserver trust-anchors')
     .description('Print the merged trust anchors of ClusterTrustBundles, as a clusterTrustBundle projected volume holds them')
     .requiredOption('--kubeconfig <file>', 'kubeconfig of the server to read from')
@@ -31,7 +50,7 @@ export function parseTrustAnchorsArgs(argv: readonly string[]): TrustAnchorsOpti
     .option('--out <file>', 'write the PEM to this file (atomically) instead of standard output')
     .option('--watch', 'keep --out up to date until interrupted', false)
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
   cmd.parse(argv as string[], { from: 'user' });
   const o = cmd.opts<{ kubeconfig: string; name?: string; signer?: string; selector?: string; optional: boolean; out?: string; watch: boolean }>();
   if ((o.name === undefined) === (o.signer === undefined)) throw new UsageError('exactly one of --name and --signer is required');
@@ -50,25 +69,25 @@ function render(bundles: readonly object[], o: TrustAnchorsOptions): { pem: stri
   return { pem: mergeTrustAnchors(bundles) };
 }
 
-async function once(o: TrustAnchorsOptions): Promise<number> {
+async function once(o: TrustAnchorsOptions, io: CommandIO): Promise<number> {
   const filters = listFilters(o.selection);
   const bundles = filters ? await listBundles(loadKubeConfig(o.kubeconfig), filters) : [];
   const r = render(bundles, o);
   if ('error' in r) {
-    process.stderr.write(`platform-apiserver trust-anchors: ${r.error}\n`);
+    io.stderr(`platform-apiserver trust-anchors: ${r.error}\n`);
     return 1;
   }
   if (o.out) writeFileAtomic(o.out, r.pem);
-  else process.stdout.write(r.pem);
+  else io.stdout(r.pem);
   return 0;
 }
 
 /** Rewrites --out whenever the merged set changes; an empty selection keeps the last good file. */
-async function watch(o: TrustAnchorsOptions): Promise<number> {
+async function watch(o: TrustAnchorsOptions, io: CommandIO): Promise<number> {
   const filters = listFilters(o.selection);
   if (!filters) {
     // An unset selector matches nothing, now and later.
-    return once(o);
+    return once(o, io);
   }
   let written: string | undefined;
   const w = await watchBundles(
@@ -76,37 +95,34 @@ async function watch(o: TrustAnchorsOptions): Promise<number> {
     filters,
     (bundles) => {
       const r = render(bundles, o);
-      if ('error' in r) return void process.stderr.write(`platform-apiserver trust-anchors: ${r.error}; keeping ${o.out} as it is\n`);
+      if ('error' in r) return io.stderr(`platform-apiserver trust-anchors: ${r.error}; keeping ${o.out} as it is\n`);
       if (r.pem === written) return;
       writeFileAtomic(o.out!, r.pem);
       written = r.pem;
-      process.stderr.write(`platform-apiserver trust-anchors: wrote ${o.out} (${countCertificates(r.pem)} certificates)\n`);
+      io.stderr(`platform-apiserver trust-anchors: wrote ${o.out} (${countCertificates(r.pem)} certificates)\n`);
     },
-    (message) => process.stderr.write(`platform-apiserver trust-anchors: watch failed: ${message}; retrying\n`),
+    (message) => io.stderr(`platform-apiserver trust-anchors: watch failed: ${message}; retrying\n`),
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  await io.stopped;
   await w.stop();
   return 0;
 }
 
 /** Runs the command; resolves with the process exit code. */
-export async function runTrustAnchors(argv: readonly string[]): Promise<number> {
+export async function runTrustAnchors(argv: readonly string[], io: CommandIO = processIO()): Promise<number> {
   let o: TrustAnchorsOptions;
   try {
-    o = parseTrustAnchorsArgs(argv);
+    o = parseTrustAnchorsArgs(argv, io);
   } catch (err) {
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return 0;
-    if (err instanceof UsageError) process.stderr.write(`platform-apiserver trust-anchors: ${err.message}\n`);
+    if (err instanceof UsageError) io.stderr(`platform-apiserver trust-anchors: ${err.message}\n`);
     else if (!(err instanceof CommanderError)) throw err;
     return 2;
   }
   try {
-    return await (o.watch ? watch(o) : once(o));
+    return await (o.watch ? watch(o, io) : once(o, io));
   } catch (err) {
-    process.stderr.write(`platform-apiserver trust-anchors: ${errorMessage(err)}\n`);
+    io.stderr(`platform-apiserver trust-anchors: ${errorMessage(err)}\n`);
     return 1;
   }
 }
