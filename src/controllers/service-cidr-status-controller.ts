@@ -110,11 +110,13 @@ export class ServiceCIDRStatusController {
 
   /** Brings one ServiceCIDR to its wanted state; throws to be retried with backoff. */
   async sync(name: string): Promise<void> {
-    const obj = this.informer.get(name);
+    let obj = this.informer.get(name);
     if (!obj) return;
     if (obj.metadata.deletionTimestamp) return this.syncDeleting(obj);
     if (!obj.metadata.finalizers?.includes(SERVICE_CIDR_FINALIZER)) {
-      await this.addFinalizer(name);
+      // The condition is then decided on what this write returned, not on the older cached copy.
+      obj = await this.addFinalizer(name);
+      if (!obj || obj.metadata.deletionTimestamp) return;
     }
     await this.setCondition(obj, { status: 'True', reason: '', message: READY_MESSAGE });
   }
@@ -135,8 +137,8 @@ export class ServiceCIDRStatusController {
   }
 
   /** Adds the finalizer to the current object (re-read on every retry); gone or deleting: nothing to do. */
-  private async addFinalizer(name: string): Promise<void> {
-    await this.ignoreNotFound(
+  private async addFinalizer(name: string): Promise<ServiceCIDRObject | undefined> {
+    const out = await this.ignoreNotFound(
       this.o.main.update(
         this.ctx,
         name,
@@ -149,6 +151,7 @@ export class ServiceCIDRStatusController {
         { fieldManager: STATUS_CONTROLLER_NAME, retryOnConflict: true },
       ),
     );
+    return out?.object;
   }
 
   private async removeFinalizer(name: string): Promise<void> {
@@ -176,11 +179,12 @@ export class ServiceCIDRStatusController {
     await applyStatusCondition(this.o.status, this.ctx, obj, condition, STATUS_CONTROLLER_NAME);
   }
 
-  private async ignoreNotFound(p: Promise<unknown>): Promise<void> {
+  private async ignoreNotFound<R>(p: Promise<R>): Promise<R | undefined> {
     try {
-      await p;
+      return await p;
     } catch (err) {
       if (!(isStatusError(err) && err.code === 404)) throw err;
+      return undefined;
     }
   }
 }
