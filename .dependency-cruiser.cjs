@@ -18,6 +18,8 @@ module.exports = {
     // wired by main; no layer below imports them.
     layer('metrics', ['apimachinery', 'storage', 'auth']),
     layer('lifecycle', ['apimachinery', 'storage', 'http', 'metrics']),
+    // Client-side commands: talk to a server over HTTPS; only pure helpers from below.
+    layer('cli', ['apimachinery', 'resources']),
     { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
   ],
   options: {

@@ -27,6 +27,7 @@ import { AuditLog } from './http/audit-log.js';
 import { loadAuditPolicy, METADATA_FOR_ALL } from './auth/audit/audit-policy.js';
 import { createApiServer } from './http/server.js';
 import { GenericStore, keyPrefixOf } from './registry/generic-store.js';
+import type { ResourceDefinition } from './registry/resource-definition.js';
 import { WatchCache } from './storage/watch-cache.js';
 import type { Logger } from 'pino';
 import { allResources } from './resources/all.js';
@@ -44,6 +45,8 @@ import { createServerMetrics } from './metrics/server-metrics.js';
 import { storageResourceLabel } from './metrics/storage-metrics.js';
 import { timedStore, watchedStore } from './storage/observed-store.js';
 import type { StorageObserver } from './storage/storage-observer.js';
+import { startControllers, type RunningControllers } from './controllers/start-controllers.js';
+import type { ServiceCIDRObject } from './controllers/service-cidr-api.js';
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
 
@@ -91,6 +94,39 @@ function buildEndpoints(caches: readonly RevisionedStore[], authorizer: Authoriz
   });
 }
 
+// ── controllers (issue #14) ─────────────────────────────────────────────────────────────────
+/**
+ * The in-process controllers (default `kubernetes` ServiceCIDR, ServiceCIDR finalizer and Ready
+ * condition) on their own registry stores over the watch caches: they read and write like any
+ * client, so they see exactly what clients see. Resolves once the default ServiceCIDR exists
+ * (kube-apiserver holds readiness until then).
+ */
+async function runControllers(config: ServerConfig, caches: readonly RevisionedStore[], logger: Logger): Promise<RunningControllers> {
+  const i = allResources.findIndex((d) => d.plural === 'servicecidrs');
+  const definition = allResources[i]! as unknown as ResourceDefinition<ServiceCIDRObject>;
+  const statusStrategy = definition.subresources.find((s) => s.name === 'status')!.strategy;
+  const storage = caches[i]!;
+  const controllers = await startControllers({
+    serviceCIDRs: {
+      main: new GenericStore<ServiceCIDRObject>({ definition, strategy: definition.strategy, subresource: '', storage, admission: [] }),
+      status: new GenericStore<ServiceCIDRObject>({ definition, strategy: statusStrategy, subresource: 'status', storage, admission: [] }),
+    },
+    serviceClusterIPRanges: config.serviceClusterIPRanges,
+    enabled: config.controllers,
+    logger: logger.child({ component: 'controllers' }),
+  });
+  await controllers.initialized;
+  return controllers;
+}
+/** `platform-apiserver trust-anchors …`: the client-side command, not the server. */
+async function runSubcommand(argv: readonly string[]): Promise<boolean> {
+  if (argv[0] !== 'trust-anchors') return false;
+  const { runTrustAnchors } = await import('./cli/trust-anchors/command.js');
+  // Exit explicitly: the HTTP client's keep-alive sockets would otherwise hold the process.
+  process.exit(await runTrustAnchors(argv.slice(1)));
+}
+// ── end controllers ─────────────────────────────────────────────────────────────────────────
+
 /** How clients reach the bound address (a wildcard bind is reached on loopback). */
 function urlHost(bindAddress: string): string {
   if (bindAddress === '0.0.0.0' || bindAddress === '') return '127.0.0.1';
@@ -99,6 +135,7 @@ function urlHost(bindAddress: string): string {
 }
 
 async function main(): Promise<void> {
+  if (await runSubcommand(process.argv.slice(2))) return; // issue #14
   let config: ServerConfig;
   try {
     config = parseFlags(process.argv.slice(2), SERVER_VERSION);
@@ -151,6 +188,7 @@ async function main(): Promise<void> {
     ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL, metrics.audit)
     : undefined;
 
+  const controllers = await runControllers(config, caches, logger); // issue #14
   const server = createApiServer({
     audit,
     resources: buildEndpoints(caches, authorizer, metrics.storage),
@@ -179,6 +217,7 @@ async function main(): Promise<void> {
     parentCheckMs: process.env.npm_lifecycle_event === 'start' ? 1000 : 0,
     stopServing: () => server.close(),
     async release() {
+      await controllers.stop(); // issue #14
       compactor.stop();
       await Promise.all(caches.map((c) => c.close()));
       await audit?.close();

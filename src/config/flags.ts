@@ -3,6 +3,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { parseDuration } from '../storage/compactor.js';
+import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
+import { parseServiceClusterIPRange, resolveControllers } from './service-ip-range.js';
 
 export type StorageConfig = { kind: 'sqlite'; path: string; durability: 'full' | 'normal' } | { kind: 'memory' };
 
@@ -29,6 +31,10 @@ export interface ServerConfig {
   shutdownDelayMs: number;
   /** --shutdown-timeout: the longest in-flight requests may take to finish on a graceful stop. */
   shutdownTimeoutMs: number;
+  /** Canonical CIDRs of --service-cluster-ip-range, primary first (the default `kubernetes` ServiceCIDR). */
+  serviceClusterIPRanges: string[];
+  /** In-process controllers to run (--controllers). */
+  controllers: Set<string>;
 }
 
 const port = (v: string): number => {
@@ -42,6 +48,15 @@ function duration(text: string, flag: string): number {
     return parseDuration(text);
   } catch (err) {
     throw new InvalidArgumentError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+/** A flag value's own error, as commander reports invalid arguments. */
+function checked<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
   }
 }
 
@@ -77,6 +92,9 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
     .option('--shutdown-delay-duration <duration>', 'on SIGTERM, how long /readyz fails while the server keeps serving', '0s')
     .option('--shutdown-timeout <duration>', 'on SIGTERM, the longest in-flight requests may take to finish', '60s')
+    .option('--service-cluster-ip-range <cidrs>', 'one CIDR, or an IPv4 and an IPv6 CIDR comma-separated: the default ServiceCIDR "kubernetes"', '10.0.0.0/24')
+    .option('--controllers <list>', `in-process controllers: '*' for all, 'name' to enable, '-name' to disable (${CONTROLLER_NAMES.join(', ')})`, '*')
+    .addHelpText('after', '\nCommands:\n  trust-anchors [options]  print (or --watch --out FILE) the merged trust anchors of ClusterTrustBundles; see trust-anchors --help')
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
@@ -113,5 +131,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     logLevel: logLevel as ServerConfig['logLevel'],
     shutdownDelayMs: duration(String(o.shutdownDelayDuration), '--shutdown-delay-duration'),
     shutdownTimeoutMs: duration(String(o.shutdownTimeout), '--shutdown-timeout'),
+    serviceClusterIPRanges: checked(() => parseServiceClusterIPRange(String(o.serviceClusterIpRange))),
+    controllers: checked(() => resolveControllers(String(o.controllers), CONTROLLER_NAMES)),
   };
 }

@@ -1,6 +1,9 @@
 // Server-side apply and managedFields on the wire (real HTTPS, real SQLite): what controllers and
 // client libraries send, and kube-apiserver's exact answers.
 
+// The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
+// tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
+
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './harness.js';
@@ -14,7 +17,7 @@ const condition = (status: string) => ({ type: 'Ready', status, reason: 'Checked
 describe('server-side apply over HTTPS', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
   });
   after(async () => {
     await server?.stop();

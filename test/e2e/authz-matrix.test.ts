@@ -2,6 +2,9 @@
 // cell, so that nobody gets in where the policy does not let them. Writes are dry runs (they
 // pass authorization and admission like real ones) so every cell sees the same objects.
 
+// The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
+// tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
+
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,7 +69,7 @@ describe('authorization matrix', () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-matrix-'));
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
     writeFileSync(join(dir, 'tokens.csv'), ['pat', 'alice', 'wendy', 'sigrid', 'dom', 'nsuser'].map((u) => `${u}-token,${u},uid-${u},`).join('\n'));
-    server = await startServer({ args: ['--authorization-policy-file', join(dir, 'policy.yaml'), '--token-auth-file', join(dir, 'tokens.csv')] });
+    server = await startServer({ args: ['--controllers=-service-cidr-controller', '--authorization-policy-file', join(dir, 'policy.yaml'), '--token-auth-file', join(dir, 'tokens.csv')] });
     const ca = (await makeCACert()).pem;
     const made = async (path: string, body: object) => {
       const r = await server.request('POST', path, { body });

@@ -4,6 +4,9 @@
 // The suite both majors share (CRUD, four patch types, informers through a 410, bookmarks) is
 // client-node-suite.ts, run by client-node-majors.test.ts.
 
+// The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
+// tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
+
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
@@ -27,7 +30,7 @@ describe('client-node informer', () => {
   let done = false;
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
   });
   after(async () => {
     done = true;
@@ -63,7 +66,7 @@ describe('client-node informer', () => {
     // Restart on the same port and data dir; the informer resumes from its last resourceVersion.
     const { port, dataDir } = server;
     await server.stop({ keepData: true });
-    server = await startServer({ dataDir, removeOnStop: true, args: ['--secure-port', String(port)] });
+    server = await startServer({ dataDir, removeOnStop: true, args: ['--controllers=-service-cidr-controller', '--secure-port', String(port)] });
     assert.equal((await write('POST', PATH, sc('three', '1'))).status, 201);
     await write('PATCH', `${PATH}/one`, { metadata: { labels: { v: '3' } } });
     await waitFor('changes after the restart', () => names().join() === 'one,three' && labelOf('one') === '3');
@@ -75,7 +78,7 @@ describe('client-node KubernetesObjectApi patch and apply', () => {
   let server: TestServer;
   let client: k8s.KubernetesObjectApi;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(server.kubeconfigPath);
     client = k8s.KubernetesObjectApi.makeApiClient(kc);

@@ -1,6 +1,9 @@
 // The wire contract over real HTTPS: authentication, the Status error model for every failure
 // code, content negotiation, field validation, dry run, discovery, OpenAPI caching, watch.
 
+// The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
+// tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
+
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
@@ -34,7 +37,7 @@ function assertStatus(r: { status: number; json: any; text: string }, code: numb
 describe('HTTP API', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
   });
   after(async () => {
     await server?.stop();

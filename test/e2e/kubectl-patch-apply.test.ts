@@ -2,6 +2,9 @@
 // client-side apply with finalizers, server-side apply by two managers, --force-conflicts, diff,
 // edit with a scripted EDITOR, and the move from client-side to server-side apply.
 
+// The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
+// tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
+
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync, mkdtempSync } from 'node:fs';
@@ -28,7 +31,7 @@ describe('kubectl patch and apply', { skip: !binary }, () => {
   const managers = (obj: any) => (obj.metadata.managedFields ?? []).map((e: any) => `${e.manager}/${e.operation}${e.subresource ? `/${e.subresource}` : ''}`).sort();
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
     kubectl = kubectlFor(binary!, server.kubeconfigPath);
   });
   after(async () => {

@@ -1,6 +1,9 @@
 // The real kubectl against the real server (HTTPS, SQLite in a temp dir): every command a user
 // of these two kinds runs, with kubectl's exact output.
 
+// The ServiceCIDR controller's own writes (finalizer, Ready) are tested in controllers.test.ts; these
+// tests pin API behaviour exactly (events, managedFields, finalizers), so it is off here.
+
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './harness.js';
@@ -23,7 +26,7 @@ describe('kubectl end to end', { skip: !binary }, () => {
   let caPem: string;
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--controllers=-service-cidr-controller'] });
     kubectl = kubectlFor(binary!, server.kubeconfigPath);
     caPem = (await makeCACert({ commonName: 'kubectl-e2e-root' })).pem;
   });
@@ -242,7 +245,7 @@ describe('kubectl end to end', { skip: !binary }, () => {
   test('objects survive a restart of the server', async () => {
     const dataDir = server.dataDir;
     await server.stop({ keepData: true });
-    server = await startServer({ dataDir, removeOnStop: true });
+    server = await startServer({ dataDir, removeOnStop: true, args: ['--controllers=-service-cidr-controller'] });
     kubectl = kubectlFor(binary!, server.kubeconfigPath);
     const r = await kubectl(['get', 'ctb', 'root-bundle', '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);

@@ -1,8 +1,10 @@
 // How the generic store treats ClusterTrustBundles: no status, resourceVersion required on
-// update (AllowUnconditionalUpdate=false upstream), generation tracked per decisions.md 3.
+// update (AllowUnconditionalUpdate=false upstream), generation tracked per decisions.md 3;
+// warnings for certificates outside their validity or expiring soon (expiry.ts).
 
 import { defineStrategy } from '../../registry/strategy.js';
 import { bumpGenerationOnSpecChange, initialGeneration } from '../generation.js';
+import { expiryWarnings } from './expiry.js';
 import type { ClusterTrustBundle } from './types.js';
 import { validateClusterTrustBundle, validateClusterTrustBundleUpdate } from './validation.js';
 
@@ -11,6 +13,9 @@ export const clusterTrustBundleStrategy = defineStrategy<ClusterTrustBundle>({
   prepareForUpdate: (_ctx, obj, old) => bumpGenerationOnSpecChange(obj, old),
   validate: (_ctx, obj) => validateClusterTrustBundle(obj),
   validateUpdate: (_ctx, obj, old) => validateClusterTrustBundleUpdate(obj, old),
+  // Expired, not yet valid or soon expiring anchors are accepted, and said so (expiry.ts).
+  warningsOnCreate: (_ctx, obj) => expiryWarnings(obj.spec?.trustBundle ?? '', new Date()),
+  warningsOnUpdate: (_ctx, obj) => expiryWarnings(obj.spec?.trustBundle ?? '', new Date()),
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: false,
   resetFields: [],

@@ -1,0 +1,183 @@
+// A list-and-watch cache of one kind, read through the registry exactly as a remote client
+// reads the API (client-go's reflector + store): list, then watch from the list's
+// resourceVersion with bookmarks. A watch that ends is re-opened from the last version seen;
+// one that cannot resume (410 Expired) is replaced by a fresh list, whose differences reach the
+// handlers as adds, updates and deletes. Failures back off (never a hot loop) and never end
+// the informer; only stop() does.
+
+import type { KubeObject } from '../apimachinery/object-meta.js';
+import { internalContext, type Logger, type RequestContext, type UserInfo } from '../apimachinery/request-context.js';
+import { isStatusError } from '../apimachinery/status-error.js';
+import type { RestStorage } from '../registry/rest-storage.js';
+import { sleep, type Clock } from './clock.js';
+
+export interface InformerHandlers<T extends KubeObject> {
+  onAdd?(obj: T): void;
+  onUpdate?(old: T, obj: T): void;
+  onDelete?(obj: T): void;
+}
+
+export interface InformerOptions<T extends KubeObject> {
+  source: RestStorage<T>;
+  /** Who the informer reads as (the loopback identity of the in-process controllers). */
+  user: UserInfo;
+  clock: Clock;
+  logger: Logger;
+  handlers: InformerHandlers<T>;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Backoff after a failed list or a watch that ended without events: doubling from min to max. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** Read-only objects: they may be shared with the watch cache and other readers. */
+export class Informer<T extends KubeObject> {
+  private readonly items = new Map<string, T>();
+  private readonly abort = new AbortController();
+  private readonly ctx: RequestContext;
+  private syncedOnce!: () => void;
+  /** Resolves after the first successful list. */
+  readonly synced: Promise<void> = new Promise((r) => (this.syncedOnce = r));
+  private running: Promise<void> | undefined;
+  /** How many lists were made (a relist after 410 or a failed watch counts). */
+  lists = 0;
+
+  constructor(private readonly o: InformerOptions<T>) {
+    this.ctx = { ...internalContext(o.user, o.logger, { verb: 'watch', resource: o.source.definition.plural }), signal: this.abort.signal };
+  }
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  get(name: string): T | undefined {
+    return this.items.get(name);
+  }
+
+  list(): T[] {
+    return [...this.items.values()];
+  }
+
+  private get stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    const min = this.o.minBackoffMs ?? 100;
+    const max = this.o.maxBackoffMs ?? 30_000;
+    let delay = min;
+    while (!this.stopped) {
+      let rv: string;
+      try {
+        rv = await this.relist();
+        delay = min;
+      } catch (err) {
+        if (this.stopped) return;
+        this.o.logger.warn({ err, resource: this.o.source.definition.plural }, 'informer list failed; retrying');
+        await sleep(this.o.clock, delay, this.abort.signal);
+        delay = Math.min(max, delay * 2);
+        continue;
+      }
+      // Watch until the version can no longer be resumed from.
+      for (;;) {
+        if (this.stopped) return;
+        let outcome: { rv: string; events: number; expired: boolean };
+        try {
+          outcome = await this.watchFrom(rv);
+        } catch (err) {
+          if (this.stopped) return;
+          this.o.logger.warn({ err, resource: this.o.source.definition.plural }, 'informer watch failed; re-listing');
+          await sleep(this.o.clock, delay, this.abort.signal);
+          delay = Math.min(max, delay * 2);
+          break;
+        }
+        rv = outcome.rv;
+        if (outcome.expired) break;
+        if (outcome.events > 0) delay = min;
+        else {
+          // Ended at once with nothing delivered: do not spin.
+          await sleep(this.o.clock, delay, this.abort.signal);
+          delay = Math.min(max, delay * 2);
+        }
+      }
+    }
+  }
+
+  /** Lists, reconciles the cache with what it saw, and returns the list's resourceVersion. */
+  private async relist(): Promise<string> {
+    const out = await this.o.source.list(this.ctx, { labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector });
+    this.lists++;
+    if (this.stopped) return out.resourceVersion;
+    const seen = new Set<string>();
+    for (const obj of out.items) {
+      const name = obj.metadata.name!;
+      seen.add(name);
+      this.apply(name, obj);
+    }
+    for (const [name, old] of [...this.items]) {
+      if (seen.has(name)) continue;
+      this.items.delete(name);
+      this.call(() => this.o.handlers.onDelete?.(old));
+    }
+    this.syncedOnce();
+    return out.resourceVersion;
+  }
+
+  private apply(name: string, obj: T): void {
+    const old = this.items.get(name);
+    this.items.set(name, obj);
+    if (!old) this.call(() => this.o.handlers.onAdd?.(obj));
+    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.call(() => this.o.handlers.onUpdate?.(old, obj));
+  }
+
+  /** A handler that throws is logged, never allowed to stop the informer. */
+  private call(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.o.logger.error({ err, resource: this.o.source.definition.plural }, 'informer handler failed');
+    }
+  }
+
+  private async watchFrom(rv: string): Promise<{ rv: string; events: number; expired: boolean }> {
+    let events = 0;
+    let watch;
+    try {
+      watch = await this.o.source.watch(
+        this.ctx,
+        { resourceVersion: rv, allowWatchBookmarks: true, labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector },
+        this.abort.signal,
+      );
+    } catch (err) {
+      if (isStatusError(err) && err.code === 410) return { rv, events, expired: true };
+      throw err;
+    }
+    try {
+      for await (const e of watch) {
+        if (this.stopped) break;
+        events++;
+        if (e.type === 'BOOKMARK') {
+          rv = e.resourceVersion;
+          continue;
+        }
+        const name = e.object.metadata.name!;
+        rv = e.object.metadata.resourceVersion ?? rv;
+        if (e.type === 'DELETED') {
+          const old = this.items.get(name) ?? e.object;
+          this.items.delete(name);
+          this.call(() => this.o.handlers.onDelete?.(old));
+        } else this.apply(name, e.object);
+      }
+    } catch (err) {
+      if (isStatusError(err) && err.code === 410) return { rv, events, expired: true };
+      throw err;
+    }
+    return { rv, events, expired: false };
+  }
+}

@@ -1,0 +1,28 @@
+// The ServiceCIDR shape and constants the controllers rely on. The controllers layer reads the
+// kind through the registry like any client, so it declares the few fields it touches instead
+// of importing the resource package (see DESIGN.md layers).
+
+import type { Condition, KubeObject } from '../apimachinery/object-meta.js';
+import type { UserInfo } from '../apimachinery/request-context.js';
+
+export interface ServiceCIDRObject extends KubeObject {
+  spec?: { cidrs?: string[] };
+  status?: { conditions?: Condition[] };
+}
+
+export const SERVICE_CIDR_API_VERSION = 'networking.platform.io/v1';
+export const SERVICE_CIDR_KIND = 'ServiceCIDR';
+/** kube's `networking.k8s.io/service-cidr-finalizer` in our group (decisions.md 1). */
+export const SERVICE_CIDR_FINALIZER = 'networking.platform.io/service-cidr-finalizer';
+export const CONDITION_READY = 'Ready';
+export const REASON_TERMINATING = 'Terminating';
+/** The default ServiceCIDR's name. */
+export const DEFAULT_SERVICE_CIDR_NAME = 'kubernetes';
+
+/** The in-process controllers act as kube-apiserver's loopback client does. */
+export const CONTROLLER_USER: UserInfo = { username: 'system:apiserver', uid: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+
+export const findCondition = (obj: ServiceCIDRObject, type: string): Condition | undefined => obj.status?.conditions?.find((c) => c.type === type);
+
+/** RFC 3339 at second precision, as metav1.Time serializes. */
+export const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');

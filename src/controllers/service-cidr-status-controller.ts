@@ -1,0 +1,212 @@
+// kube-controller-manager's "service-cidr-controller", in process: every ServiceCIDR gets the
+// protection finalizer and a Ready=True condition; a ServiceCIDR being deleted keeps its
+// finalizer while its range still has allocated addresses (Ready=False, reason Terminating),
+// and loses it 10 s after its deletionTimestamp otherwise, so the object goes.
+//
+// Safe with every replica running it: decisions are made on the informer's copy, and writes
+// are optimistic (the finalizer edits re-read inside the store's retry loop; the condition
+// apply carries the resourceVersion it was decided on, so a stale decision is a 409 and a
+// retry rather than a second write). A condition is only written when its status, reason or
+// message differs, so lastTransitionTime never moves without a transition.
+
+import type { Condition } from '../apimachinery/object-meta.js';
+import { internalContext, type Logger, type RequestContext } from '../apimachinery/request-context.js';
+import { isStatusError } from '../apimachinery/status-error.js';
+import type { RestStorage } from '../registry/rest-storage.js';
+import type { Clock } from './clock.js';
+import { Informer } from './informer.js';
+import {
+  CONDITION_READY,
+  CONTROLLER_USER,
+  REASON_TERMINATING,
+  SERVICE_CIDR_API_VERSION,
+  SERVICE_CIDR_FINALIZER,
+  SERVICE_CIDR_KIND,
+  findCondition,
+  rfc3339,
+  type ServiceCIDRObject,
+} from './service-cidr-api.js';
+import { noAllocatedAddresses, type ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
+import { runWorker } from './worker.js';
+import { WorkQueue, type BackoffPolicy } from './work-queue.js';
+
+export const STATUS_CONTROLLER_NAME = 'service-cidr-controller';
+export const READY_MESSAGE = 'Kubernetes Service CIDR is ready';
+export const TERMINATING_MESSAGE = 'There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR';
+/** Lets allocators see the deletion before the range disappears (kube's deletionGracePeriod). */
+export const DELETION_GRACE_MS = 10_000;
+
+export interface ServiceCIDRStatusControllerOptions {
+  main: RestStorage<ServiceCIDRObject>;
+  status: RestStorage<ServiceCIDRObject>;
+  clock: Clock;
+  logger: Logger;
+  deletion?: ServiceCIDRDeletionCheck;
+  deletionGraceMs?: number;
+  /** Every key is re-synced this often (0: never), so a key given up on is retried eventually. */
+  resyncMs?: number;
+  backoff?: BackoffPolicy;
+}
+
+export class ServiceCIDRStatusController {
+  readonly informer: Informer<ServiceCIDRObject>;
+  private readonly queue: WorkQueue;
+  private readonly ctx: RequestContext;
+  private readonly deletion: ServiceCIDRDeletionCheck;
+  private readonly graceMs: number;
+  private worker: Promise<void> | undefined;
+  private resyncTimer: { cancel(): void } | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: ServiceCIDRStatusControllerOptions) {
+    this.queue = new WorkQueue(o.clock, o.backoff);
+    this.ctx = internalContext(CONTROLLER_USER, o.logger, { resource: 'servicecidrs' });
+    this.deletion = o.deletion ?? noAllocatedAddresses;
+    this.graceMs = o.deletionGraceMs ?? DELETION_GRACE_MS;
+    this.informer = new Informer({
+      source: o.main,
+      user: CONTROLLER_USER,
+      clock: o.clock,
+      logger: o.logger,
+      handlers: {
+        onAdd: (obj) => {
+          this.queue.add(obj.metadata.name!);
+          // A new range may now cover one being deleted: re-check those.
+          for (const other of this.informer.list()) if (other.metadata.deletionTimestamp) this.queue.add(other.metadata.name!);
+        },
+        onUpdate: (_old, obj) => this.queue.add(obj.metadata.name!),
+        onDelete: (obj) => {
+          this.queue.add(obj.metadata.name!);
+          for (const other of this.informer.list()) if (other.metadata.deletionTimestamp) this.queue.add(other.metadata.name!);
+        },
+      },
+    });
+  }
+
+  /** Starts watching; resolves once the first list is in the cache. */
+  async start(): Promise<void> {
+    this.informer.start();
+    await this.informer.synced;
+    this.worker ??= runWorker(this.queue, (key) => this.sync(key), this.o.logger);
+    this.scheduleResync();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.resyncTimer?.cancel();
+    this.queue.shutDown();
+    await this.informer.stop();
+    await this.worker;
+  }
+
+  private scheduleResync(): void {
+    const every = this.o.resyncMs ?? 0;
+    if (!every || this.stopped) return;
+    this.resyncTimer = this.o.clock.after(every, () => {
+      for (const obj of this.informer.list()) this.queue.add(obj.metadata.name!);
+      this.scheduleResync();
+    });
+  }
+
+  /** Brings one ServiceCIDR to its wanted state; throws to be retried with backoff. */
+  async sync(name: string): Promise<void> {
+    let obj = this.informer.get(name);
+    if (!obj) return;
+    if (obj.metadata.deletionTimestamp) return this.syncDeleting(obj);
+    if (!obj.metadata.finalizers?.includes(SERVICE_CIDR_FINALIZER)) {
+      // The condition is then decided on what this write returned, not on the older cached copy.
+      obj = await this.addFinalizer(name);
+      if (!obj || obj.metadata.deletionTimestamp) return;
+    }
+    await this.setCondition(obj, { status: 'True', reason: '', message: READY_MESSAGE });
+  }
+
+  private async syncDeleting(obj: ServiceCIDRObject): Promise<void> {
+    const name = obj.metadata.name!;
+    if (!(await this.deletion.canDelete(obj, this.informer.list()))) {
+      await this.setCondition(obj, { status: 'False', reason: REASON_TERMINATING, message: TERMINATING_MESSAGE });
+      return;
+    }
+    const since = this.o.clock.now().getTime() - Date.parse(obj.metadata.deletionTimestamp!);
+    const wait = this.graceMs - since;
+    if (wait > 0) {
+      this.queue.addAfter(name, wait);
+      return;
+    }
+    if (obj.metadata.finalizers?.includes(SERVICE_CIDR_FINALIZER)) await this.removeFinalizer(name);
+  }
+
+  /** Adds the finalizer to the current object (re-read on every retry); gone or deleting: nothing to do. */
+  private async addFinalizer(name: string): Promise<ServiceCIDRObject | undefined> {
+    const out = await this.ignoreNotFound(
+      this.o.main.update(
+        this.ctx,
+        name,
+        (cur) => {
+          const obj = cur!;
+          const finalizers = obj.metadata.finalizers ?? [];
+          if (!obj.metadata.deletionTimestamp && !finalizers.includes(SERVICE_CIDR_FINALIZER)) obj.metadata.finalizers = [...finalizers, SERVICE_CIDR_FINALIZER];
+          return obj;
+        },
+        { fieldManager: STATUS_CONTROLLER_NAME, retryOnConflict: true },
+      ),
+    );
+    return out?.object;
+  }
+
+  private async removeFinalizer(name: string): Promise<void> {
+    await this.ignoreNotFound(
+      this.o.main.update(
+        this.ctx,
+        name,
+        (cur) => {
+          const obj = cur!;
+          const rest = (obj.metadata.finalizers ?? []).filter((f) => f !== SERVICE_CIDR_FINALIZER);
+          if (rest.length) obj.metadata.finalizers = rest;
+          else delete obj.metadata.finalizers;
+          return obj;
+        },
+        { fieldManager: STATUS_CONTROLLER_NAME, retryOnConflict: true },
+      ),
+    );
+  }
+
+  /** Applies the Ready condition when its status, reason or message differs (kube's updateConditionIfNeeded). */
+  private async setCondition(obj: ServiceCIDRObject, want: Pick<Condition, 'status' | 'reason' | 'message'>): Promise<void> {
+    const cur = findCondition(obj, CONDITION_READY);
+    if (cur && cur.status === want.status && cur.reason === want.reason && cur.message === want.message) return;
+    const condition: Condition = { type: CONDITION_READY, status: want.status, lastTransitionTime: rfc3339(this.o.clock.now()), reason: want.reason, message: want.message };
+    await applyStatusCondition(this.o.status, this.ctx, obj, condition, STATUS_CONTROLLER_NAME);
+  }
+
+  private async ignoreNotFound<R>(p: Promise<R>): Promise<R | undefined> {
+    try {
+      return await p;
+    } catch (err) {
+      if (!(isStatusError(err) && err.code === 404)) throw err;
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Server-side apply of one condition to /status, forced, as `manager`. The configuration carries
+ * the resourceVersion the decision was made on: if the object moved meanwhile the apply is a
+ * 409, and the caller retries on fresher data instead of overwriting someone else's write.
+ */
+export async function applyStatusCondition(
+  status: RestStorage<ServiceCIDRObject>,
+  ctx: RequestContext,
+  basedOn: ServiceCIDRObject,
+  condition: Condition,
+  manager: string,
+): Promise<void> {
+  const name = basedOn.metadata.name!;
+  const config = {
+    apiVersion: SERVICE_CIDR_API_VERSION,
+    kind: SERVICE_CIDR_KIND,
+    metadata: { name, resourceVersion: basedOn.metadata.resourceVersion },
+    status: { conditions: [condition] },
+  };
+  await status.apply(ctx, name, config, { fieldManager: manager, force: true });
+}

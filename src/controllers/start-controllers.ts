@@ -1,0 +1,67 @@
+// Starts the in-process controllers and stops them: what src/main.ts calls. Every replica runs
+// them (each is idempotent and writes optimistically; see the controllers' headers).
+
+import type { Logger } from '../apimachinery/request-context.js';
+import type { RestStorage } from '../registry/rest-storage.js';
+import { realClock, type Clock } from './clock.js';
+import { DefaultServiceCIDRController } from './default-service-cidr-controller.js';
+import type { ServiceCIDRObject } from './service-cidr-api.js';
+import type { ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
+import { ServiceCIDRStatusController } from './service-cidr-status-controller.js';
+import { TrustBundleExpiryReporter, type TrustBundleExpiryReporterOptions } from './trust-bundle-expiry.js';
+
+export interface ControllersOptions {
+  serviceCIDRs: { main: RestStorage<ServiceCIDRObject>; status: RestStorage<ServiceCIDRObject> };
+  /** Canonical CIDRs of --service-cluster-ip-range, primary first. */
+  serviceClusterIPRanges: readonly string[];
+  /** Names of the controllers to run (kube-controller-manager's --controllers, resolved). */
+  enabled: ReadonlySet<string>;
+  logger: Logger;
+  clock?: Clock;
+  deletion?: ServiceCIDRDeletionCheck;
+  /** When given, each ClusterTrustBundle's earliest expiry is reported (e.g. to a metrics gauge). */
+  trustBundleExpiry?: Omit<TrustBundleExpiryReporterOptions, 'clock' | 'logger'>;
+}
+
+export interface RunningControllers {
+  /** Resolves when the default ServiceCIDR was synced once (readiness waits for it). */
+  initialized: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const CONTROLLER_NAMES = ['kubernetes-service-cidr-controller', 'service-cidr-controller'] as const;
+
+export async function startControllers(o: ControllersOptions): Promise<RunningControllers> {
+  const clock = o.clock ?? realClock;
+  const running: { stop(): Promise<void> }[] = [];
+  let initialized = Promise.resolve();
+  if (o.enabled.has('service-cidr-controller')) {
+    const c = new ServiceCIDRStatusController({ ...o.serviceCIDRs, clock, logger: o.logger.child({ controller: 'service-cidr-controller' }), deletion: o.deletion, resyncMs: 10 * 60_000 });
+    await c.start();
+    running.push(c);
+  }
+  if (o.enabled.has('kubernetes-service-cidr-controller')) {
+    const c = new DefaultServiceCIDRController({
+      ...o.serviceCIDRs,
+      cidrs: o.serviceClusterIPRanges,
+      clock,
+      logger: o.logger.child({ controller: 'kubernetes-service-cidr-controller' }),
+      // kube polls every 100 ms until the first sync succeeds, then every 10 s.
+      backoff: { baseMs: 100, maxMs: 10_000 },
+    });
+    await c.start();
+    running.push(c);
+    initialized = c.initialized;
+  }
+  if (o.trustBundleExpiry) {
+    const r = new TrustBundleExpiryReporter({ ...o.trustBundleExpiry, clock, logger: o.logger.child({ controller: 'trust-bundle-expiry' }) });
+    await r.start();
+    running.push(r);
+  }
+  return {
+    initialized,
+    stop: async () => {
+      await Promise.all(running.map((c) => c.stop()));
+    },
+  };
+}
