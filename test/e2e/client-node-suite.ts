@@ -49,7 +49,9 @@ export function describeClientNodeSuite(label: string, k8s: Module): void {
 
     before(async () => {
       // History older than a second is compacted, so an informer stopped for a moment gets a 410.
-      server = await startServer({ args: ['--etcd-compaction-interval', '1s'] });
+      // These tests pin API behaviour exactly (resourceVersions, finalizers, events); the
+      // ServiceCIDR controllers' own writes are tested in controllers.test.ts.
+      server = await startServer({ args: ['--controllers=-service-cidr-controller', '--etcd-compaction-interval', '1s'] });
       kc = new k8s.KubeConfig();
       kc.loadFromFile(server.kubeconfigPath);
       objects = k8s.KubernetesObjectApi.makeApiClient(kc);

@@ -39,7 +39,8 @@ for (const backend of ['sqlite', 'memory'] as const) {
   describe(`a fresh ${backend} server`, () => {
     let server: TestServer;
     before(async () => {
-      server = await startServer({ args: ['--storage-backend', backend] });
+      // A fresh, empty store: no controller writes the default ServiceCIDR.
+      server = await startServer({ args: ['--controllers=-kubernetes-service-cidr-controller,-service-cidr-controller', '--storage-backend', backend] });
     });
     after(async () => {
       await server?.stop();
