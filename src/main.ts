@@ -124,6 +124,8 @@ async function main(): Promise<void> {
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,
     readinessProblems: () => [policy.health()].filter(Boolean),
+    limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
+    requestTimeoutMs: config.requestTimeoutMs,
   });
   const { port } = await server.listen(config.bindAddress, config.securePort);
   const url = `https://${urlHost(config.bindAddress)}:${port}`;

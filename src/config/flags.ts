@@ -25,6 +25,13 @@ export interface ServerConfig {
   /** 0 disables periodic compaction. */
   compactionIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  // The front door (request limits).
+  /** 0 disables the limit. */
+  maxRequestsInflight: number;
+  /** 0 disables the limit. */
+  maxMutatingRequestsInflight: number;
+  /** 0 disables the timeout. */
+  requestTimeoutMs: number;
 }
 
 const port = (v: string): number => {
@@ -42,6 +49,12 @@ function duration(text: string, flag: string): number {
 }
 
 const collect = (v: string, previous: string[]): string[] => [...previous, v];
+
+const nonNegative = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+};
 
 const positive = (v: string): number => {
   const n = Number(v);
@@ -71,6 +84,10 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--etcd-compaction-interval <duration>', 'how often history older than one interval is compacted (0 disables)', '5m')
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
+    // The front door (request limits).
+    .option('--max-requests-inflight <n>', 'non-mutating requests served at once; past it 429 (0: no limit)', nonNegative, 400)
+    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; past it 429 (0: no limit)', nonNegative, 200)
+    .option('--request-timeout <duration>', 'a non-watch request not answered within it gets 504 (0: none)', '1m')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   program.parse(argv as string[], { from: 'user' });
@@ -104,5 +121,8 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
     compactionIntervalMs: duration(String(o.etcdCompactionInterval), '--etcd-compaction-interval'),
     logLevel: logLevel as ServerConfig['logLevel'],
+    maxRequestsInflight: Number(o.maxRequestsInflight),
+    maxMutatingRequestsInflight: Number(o.maxMutatingRequestsInflight),
+    requestTimeoutMs: duration(String(o.requestTimeout), '--request-timeout'),
   };
 }

@@ -1,6 +1,7 @@
-// The HTTPS server: Fastify carries connections and bodies; our pipeline does the rest, in
-// DESIGN.md's order: request id · authentication (401) · impersonation · authorization (403)
-// · body limit (413) · the verb's handler. Every failure is rendered once, as a Status.
+// The HTTPS server: Fastify carries connections and bodies; the filter chain
+// (filters/chain.ts: request info, authentication, impersonation, audit, in-flight limit,
+// authorization, metrics, timeout) and the dispatcher do the rest. Every failure is rendered
+// once, here, as a Status.
 
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -8,20 +9,21 @@ import { setMaxListeners } from 'node:events';
 import type { ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { Logger, RequestContext, RequestInfo, UserInfo } from '../apimachinery/request-context.js';
-import { internal, isStatusError, pathNotFound, requestEntityTooLarge, unauthorized, type Status, type StatusError } from '../apimachinery/status-error.js';
+import { emptyRequestInfo, type Logger } from '../apimachinery/request-context.js';
+import { internal, isStatusError, pathNotFound, requestEntityTooLarge, type Status, type StatusError } from '../apimachinery/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { AuthorizationAttributes, Authorizer } from '../auth/authorizer.js';
-import { forbiddenError } from '../auth/forbidden-error.js';
-import { resolveImpersonation, wantsImpersonation } from '../auth/impersonation.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { AuditLog } from './audit-log.js';
+import { dispatcher } from './dispatch.js';
 import type { ResourceEndpoints } from './endpoint.js';
-import { NonResourceRoutes, PUBLIC_PATHS, type VersionInfo } from './non-resource.js';
-import { isPretty } from './query-options.js';
-import { resolveRequestInfo } from './request-info.js';
-import { AuditLog, RequestAudit } from './audit-log.js';
-import { routeResource } from './resource-router.js';
-import { handleSelfReview, isSelfReview, selfReviewDiscovery } from './self-review.js';
+import { buildChain } from './filters/chain.js';
+import { Cancellation, type RequestState } from './filters/filter.js';
+import type { InflightLimits } from './filters/max-in-flight.js';
+import { noopRequestObserver, type RequestObserver } from './filters/request-observer.js';
+import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
+import { selfReviewDiscovery } from './self-review.js';
 import { writeStatus } from './response-writer.js';
+
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Socket write buffer threshold: above the largest object the server writes. */
@@ -42,7 +44,16 @@ export interface ApiServerOptions {
   readinessProblems?: () => string[];
   /** Where audit events go, when auditing is on. */
   audit?: AuditLog;
+  /** --max-requests-inflight / --max-mutating-requests-inflight (0: no limit). Default 400 / 200. */
+  limits?: InflightLimits;
+  /** --request-timeout in ms (0: none). Default 60 s. */
+  requestTimeoutMs?: number;
+  /** Where request metrics go (default: nowhere). */
+  observer?: RequestObserver;
 }
+
+export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ApiServer {
   listen(host: string, port: number): Promise<{ port: number }>;
@@ -90,57 +101,63 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   const closing = new AbortController();
   // Every open watch listens for shutdown; thousands of watches are normal, not a leak.
   setMaxListeners(0, closing.signal);
-  const clusterScopedGroups = new Set(opts.resources.map((r) => r.definition.group));
-  const endpoints = new Map(opts.resources.map((r) => [`${r.definition.group}/${r.definition.version}/${r.definition.plural}`, r]));
+  const served = new Set(opts.resources.map((r) => `${r.definition.group}/${r.definition.version}/${r.definition.plural}`));
 
   const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
     const status = toStatus(err, logger, maxBody);
+    // Already answered (a request that timed out, then failed): nothing more to say.
+    if (reply.sent) return;
     // The rest of a refused body may still be in flight: do not reuse this connection.
     if (status.code === 413 && req.raw.httpVersionMajor === 1) reply.header('Connection', 'close');
     writeStatus(reply, status, { pretty: false });
   };
 
-  const audits = new WeakMap<FastifyRequest, RequestAudit>();
+  const chain = buildChain(
+    {
+      authenticator: opts.authenticator,
+      authorizer: opts.authorizer,
+      clientCertificates: Boolean(opts.tls.clientCAPem),
+      audit: opts.audit,
+      limits: opts.limits ?? DEFAULT_LIMITS,
+      requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      observer: opts.observer ?? noopRequestObserver,
+      served: (group, version, resource) => served.has(`${group}/${version}/${resource}`),
+      logger: opts.logger,
+    },
+    dispatcher({ resources: opts.resources, nonResource, authorizer: opts.authorizer, serverClosing: closing.signal }),
+  );
+
+  const states = new WeakMap<FastifyRequest, RequestState>();
   const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const requestId = randomUUID();
-    reply.header('Audit-Id', requestId);
-    const url = new URL(req.url, 'https://localhost');
-    const path = url.pathname;
-    const query = url.searchParams;
-    const pretty = isPretty(query);
-    const logger = opts.logger.child({ requestId });
-    const info = resolveRequestInfo(req.method, path, query);
-    const body = Buffer.isBuffer(req.body) ? req.body : undefined;
-    const audit = opts.audit ? new RequestAudit(opts.audit, requestId, req, new Date()) : undefined;
-    if (audit) {
-      audits.set(req, audit);
-      reply.raw.once('finish', () => audit.complete(reply.raw.statusCode));
-    }
+    const state: RequestState = {
+      req,
+      reply,
+      requestId,
+      // Counted from the request's arrival (Fastify's onRequest), body upload included.
+      receivedAt: performance.now() - reply.elapsedTime,
+      path: '',
+      query: new URLSearchParams(),
+      pretty: false,
+      info: emptyRequestInfo(),
+      logger: opts.logger.child({ requestId }),
+      body: undefined,
+      isPublic: false,
+      longRunning: false,
+      cancellation: new Cancellation(reply.raw),
+    };
+    states.set(req, state);
     try {
-      if (PUBLIC_PATHS.has(path)) {
-        audit?.identify(undefined, undefined, info, undefined);
-        return nonResource.serve(req, reply, path, query, pretty);
-      }
-      const user = await authenticateAndImpersonate(opts, req, info, audit);
-      await authorize(opts.authorizer, user, info, audit);
-      if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
-      const ctx = requestContext(requestId, user, info, reply, logger);
-      if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && info.verb === 'create' && !info.name) {
-        return await handleSelfReview({ review: info.resource, ctx, reply, body, contentType: req.headers['content-type'] ?? '', authorizer: opts.authorizer, clusterScopedGroups });
-      }
-      const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
-      if (!endpoint || info.namespace) throw pathNotFound();
-      if (info.verb === 'watch') audit?.responseStarted(200);
-      await routeResource({ req, reply, ctx, endpoint, info, query, pretty, body, serverClosing: closing.signal });
+      await chain(state);
     } catch (err) {
-      render(req, reply, err, logger);
+      render(req, reply, err, state.logger);
     }
   };
 
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
   app.addHook('onSend', async (req, _reply, payload) => {
-    const audit = audits.get(req);
+    const audit = states.get(req)?.audit;
     if (audit?.wantsResponseBody && Buffer.isBuffer(payload)) audit.responseBodyWas(payload);
     return payload;
   });
@@ -179,80 +196,6 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   };
 }
 
-/** Authentication, then impersonation; the audit trail learns both identities either way. */
-async function authenticateAndImpersonate(opts: ApiServerOptions, req: FastifyRequest, info: RequestInfo, audit: RequestAudit | undefined): Promise<UserInfo> {
-  const body = Buffer.isBuffer(req.body) ? req.body : undefined;
-  let user: UserInfo | undefined;
-  let impersonated: UserInfo | undefined;
-  try {
-    user = await authenticate(opts, req);
-    if (wantsImpersonation(req.headers)) impersonated = await resolveImpersonation(user, distinctHeaders(req), opts.authorizer);
-    return impersonated ?? user;
-  } finally {
-    audit?.identify(user, impersonated, info, body);
-  }
-}
-
-async function authenticate(opts: ApiServerOptions, req: FastifyRequest): Promise<UserInfo> {
-  const socket = req.raw.socket as TLSSocket;
-  const peer = opts.tls.clientCAPem && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
-  const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket.authorized, error: socket.authorizationError?.message } : undefined;
-  const result = await opts.authenticator.authenticate({ headers: req.headers, clientCertificate });
-  // The credential never travels further than this point.
-  delete req.headers.authorization;
-  if (result.kind === 'error') opts.logger.debug({ reason: result.message }, 'authentication failed');
-  if (result.kind !== 'user') throw unauthorized();
-  return result.user;
-}
-
-export function authorizationAttributes(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
-  return {
-    user,
-    verb: info.verb,
-    isResourceRequest: info.isResourceRequest,
-    path: info.path,
-    apiGroup: info.apiGroup,
-    apiVersion: info.apiVersion,
-    resource: info.resource,
-    subresource: info.subresource,
-    namespace: info.namespace,
-    name: info.name,
-  };
-}
-
-async function authorize(authorizer: Authorizer, user: UserInfo, info: RequestInfo, audit: RequestAudit | undefined): Promise<void> {
-  const attrs = authorizationAttributes(user, info);
-  const r = await authorizer.authorize(attrs);
-  audit?.authorized(r);
-  if (r.decision !== 'allow') throw forbiddenError(attrs, r.reason);
-}
-
-/**
- * The request's context. Its signal aborts when the response is finished or the connection goes
- * away (the request's own 'close' fires too early); it is made only when asked for, because most
- * requests never need it and an AbortController per request is measurable on the hot path.
- */
-function requestContext(requestId: string, user: UserInfo, info: RequestInfo, reply: FastifyReply, logger: Logger): RequestContext {
-  let signal: AbortSignal | undefined;
-  return {
-    requestId,
-    user,
-    requestInfo: info,
-    get signal(): AbortSignal {
-      if (!signal) {
-        const controller = new AbortController();
-        if (reply.raw.closed) controller.abort();
-        else reply.raw.once('close', () => controller.abort());
-        signal = controller.signal;
-      }
-      return signal;
-    },
-    logger,
-    warnings: [],
-    dryRun: false,
-  };
-}
-
 interface FrameworkError {
   code?: string;
   statusCode?: number;
@@ -274,16 +217,4 @@ function toStatus(err: unknown, logger: Logger, maxBody: number): Status {
   }
   logger.error({ err }, 'internal error');
   return internal('an unexpected error occurred; see the server log').status;
-}
-
-/**
- * Request headers with every occurrence kept apart (each Impersonate-Group header is one group).
- * HTTP/1.1 requests have `headersDistinct`; HTTP/2 ones are rebuilt from their raw headers.
- */
-function distinctHeaders(req: FastifyRequest): Record<string, string[]> {
-  if (req.raw.headersDistinct) return req.raw.headersDistinct as Record<string, string[]>;
-  const out: Record<string, string[]> = {};
-  const raw = req.raw.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) (out[raw[i]!.toLowerCase()] ??= []).push(raw[i + 1]!);
-  return out;
 }
