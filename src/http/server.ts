@@ -14,6 +14,7 @@ import { internal, isStatusError, pathNotFound, requestEntityTooLarge, type Stat
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { AuditLog } from './audit-log.js';
+import { guardConnections, HEADERS_TIMEOUT_MS } from './connection-guard.js';
 import { dispatcher } from './dispatch.js';
 import type { ResourceEndpoints } from './endpoint.js';
 import { buildChain } from './filters/chain.js';
@@ -31,6 +32,8 @@ const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
 /** An HTTP/2 connection with no stream for this long is closed (Fastify's default, as for HTTP/1.1 keep-alive). */
 const HTTP2_SESSION_IDLE_MS = 72_000;
 const HTTP2_MAX_STREAMS = 1000;
+/** Open connections at most; past it new ones are closed at once (file descriptors are finite). */
+const MAX_CONNECTIONS = 10_000;
 
 export interface ApiServerOptions {
   resources: readonly ResourceEndpoints[];
@@ -72,6 +75,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       allowHTTP1: true,
       // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client.
       settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS },
+      // A TLS handshake not done by then is dropped (the first headers are due as soon).
+      handshakeTimeout: HEADERS_TIMEOUT_MS,
       cert: opts.tls.certPem,
       key: opts.tls.keyPem,
       ...(opts.tls.clientCAPem ? { ca: opts.tls.clientCAPem, requestCert: true, rejectUnauthorized: false } : {}),
@@ -82,6 +87,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL the router cannot decode goes down the request path all the same, which answers
+    // it with a Status (a malformed escape is a 400 there).
+    frameworkErrors: ((_err: unknown, req: FastifyRequest, reply: FastifyReply) => void handler(req, reply)) as never,
     // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
     clientErrorHandler: (_err: Error, socket: Socket) => {
       const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'malformed HTTP request', reason: 'BadRequest', code: 400 });
@@ -107,8 +115,10 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const status = toStatus(err, logger, maxBody);
     // Already answered (a request that timed out, then failed): nothing more to say.
     if (reply.sent) return;
-    // The rest of a refused body may still be in flight: do not reuse this connection.
-    if (status.code === 413 && req.raw.httpVersionMajor === 1) reply.header('Connection', 'close');
+    // The rest of a refused body may still be in flight: do not reuse this connection. HTTP/2
+    // has no such header (Node warns about it): the stream alone ends.
+    if (req.raw.httpVersionMajor !== 1) reply.removeHeader('connection');
+    else if (status.code === 413) reply.header('Connection', 'close');
     writeStatus(reply, status, { pretty: false });
   };
 
@@ -128,7 +138,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   );
 
   const states = new WeakMap<FastifyRequest, RequestState>();
-  const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  async function handler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const requestId = randomUUID();
     const state: RequestState = {
       req,
@@ -152,7 +162,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     } catch (err) {
       render(req, reply, err, state.logger);
     }
-  };
+  }
 
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
@@ -173,6 +183,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
+  guardConnections(app.server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS });
+  app.server.maxConnections = MAX_CONNECTIONS;
   const sessions = new Set<ServerHttp2Session>();
   app.server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
