@@ -20,7 +20,7 @@ export function serialize(body: unknown, format: WriteOptions['format'], pretty:
 
 export function writeBody(reply: FastifyReply, code: number, body: unknown, opts: WriteOptions): void {
   if (opts.warnings?.length) {
-    const values = warningHeaderValues(opts.warnings, reply.request.raw.httpVersionMajor === 1);
+    const values = warningHeaderValues(opts.warnings);
     if (values.length) reply.header('Warning', values);
   }
   const { contentType, payload } = serialize(body, opts.format, opts.pretty);

@@ -3,8 +3,9 @@
 // characters, each warning cut to 256 (and no more added past the budget). The text is
 // quoted with inner quotes and backslashes escaped (kubectl requires it) and control
 // characters escaped; the header carries the text's UTF-8 bytes, as Go's server writes them
-// (Node's HTTP/1.1 writes header strings byte per character, so UTF-8 goes in as latin1 text;
-// HTTP/2 encodes header strings as UTF-8 itself).
+// (Node writes header strings one byte per character, on HTTP/1.1 and HTTP/2 alike, so the
+// UTF-8 goes in as latin1 text: a character above U+00FF would otherwise be refused on
+// HTTP/1.1 and cut to its low byte on HTTP/2).
 
 import { validateHeaderValue } from 'node:http';
 
@@ -29,19 +30,19 @@ export function boundedWarnings(warnings: readonly string[]): string[] {
   return out;
 }
 
-/** One warning's header value. `http1`: encode for Node's HTTP/1.1 writer (UTF-8 bytes as latin1). */
-export function warningHeaderValue(text: string, http1: boolean): string {
+/** One warning's header value, as Node must be given it (UTF-8 bytes as latin1 characters). */
+export function warningHeaderValue(text: string): string {
   // JSON string syntax escapes quotes, backslashes, C0 controls and lone surrogates; DEL is escaped the same way.
   const quoted = JSON.stringify(text).replace(/\x7f/g, '\\u007f');
   const value = `299 - ${quoted}`;
-  return http1 ? Buffer.from(value, 'utf8').toString('latin1') : value;
+  return Buffer.from(value, 'utf8').toString('latin1');
 }
 
 /** The Warning header's values for a response; a value that still cannot be sent is dropped, never an error. */
-export function warningHeaderValues(warnings: readonly string[], http1: boolean): string[] {
+export function warningHeaderValues(warnings: readonly string[]): string[] {
   const out: string[] = [];
   for (const w of boundedWarnings(warnings)) {
-    const value = warningHeaderValue(w, http1);
+    const value = warningHeaderValue(w);
     try {
       validateHeaderValue('Warning', value);
       out.push(value);
