@@ -101,25 +101,17 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   };
 
   server.on('request', (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
-    if (req.httpVersionMajor !== 1) {
-      if (o.bodyTimeoutMs > 0 && !req.complete) {
-        const t = setTimeout(() => bodyTooSlow(req, res), o.bodyTimeoutMs);
-        t.unref();
-        req.once('end', () => clearTimeout(t));
-        res.once('close', () => clearTimeout(t));
-      }
-      return;
+    if (o.bodyTimeoutMs > 0 && !req.complete) {
+      // (A bodiless HTTP/1.1 request is not yet complete here either; its 'end' comes at once.)
+      const t = setTimeout(() => bodyTooSlow(req, res), o.bodyTimeoutMs);
+      t.unref();
+      req.once('end', () => clearTimeout(t));
+      res.once('close', () => clearTimeout(t));
     }
+    if (req.httpVersionMajor !== 1) return;
     const socket = req.socket as Socket;
     disarm(socket);
     active.set(socket, (active.get(socket) ?? 0) + 1);
-    if (o.bodyTimeoutMs > 0 && !req.complete) {
-      clearTimeout(deadlines.get(socket));
-      const t = setTimeout(() => bodyTooSlow(req, res), o.bodyTimeoutMs);
-      t.unref();
-      deadlines.set(socket, t);
-      req.once('end', () => disarm(socket));
-    }
     // Kept alive and idle, the connection must bring its next request's headers in time.
     res.once('close', () => {
       const left = (active.get(socket) ?? 1) - 1;
