@@ -11,7 +11,7 @@ import type { WatchQuery } from '../../registry/rest-storage.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { negotiateResponse } from '../negotiation.js';
 import { listQuery } from '../query-options.js';
-import { WatchStream } from '../watch-stream.js';
+import { lowerSocketHighWaterMark, WatchStream } from '../watch-stream.js';
 
 /**
  * JSON lines per shared event object and type: serialized and UTF-8 encoded once for every
@@ -28,23 +28,6 @@ function jsonLine(type: string, obj: KubeObject): Buffer {
 }
 
 const MIN_WATCH_MINUTES = 30;
-/**
- * What an HTTP/1.1 watch may leave buffered for a client that stops reading before it is paused
- * (then ended by WatchStream if it stays stuck): small, as kube's per-watcher buffer. The
- * server raises every socket's mark for ordinary responses; a watch owns its connection, so it
- * lowers it for its lifetime and puts it back after.
- */
-const WATCH_SOCKET_HIGH_WATER_MARK = 64 * 1024;
-
-function lowerSocketHighWaterMark(socket: unknown): () => void {
-  const state = (socket as { _writableState?: { highWaterMark: number } } | undefined)?._writableState;
-  if (!state || state.highWaterMark <= WATCH_SOCKET_HIGH_WATER_MARK) return () => undefined;
-  const previous = state.highWaterMark;
-  state.highWaterMark = WATCH_SOCKET_HIGH_WATER_MARK;
-  return () => {
-    state.highWaterMark = previous;
-  };
-}
 
 const flag = (v: string | null): boolean | undefined => (v === null ? undefined : v === 'true' || v === '1');
 
