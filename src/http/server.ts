@@ -91,9 +91,12 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     // it with a Status (a malformed escape is a 400 there).
     frameworkErrors: ((_err: unknown, req: FastifyRequest, reply: FastifyReply) => void handler(req, reply)) as never,
     // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
-    clientErrorHandler: (_err: Error, socket: Socket) => {
-      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'malformed HTTP request', reason: 'BadRequest', code: 400 });
-      if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    // Headers past Node's limit (16 KiB) are a 431, as Go answers headers past its own.
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+      const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+      const [code, text, message] = tooLarge ? [431, 'Request Header Fields Too Large', 'request header fields too large'] : [400, 'Bad Request', 'malformed HTTP request'];
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(tooLarge ? {} : { reason: 'BadRequest' }), code });
+      if (socket.writable) socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       else socket.destroy();
     },
   }) as unknown as FastifyInstance;
