@@ -13,7 +13,7 @@ import { emptyRequestInfo, type Logger } from '../apimachinery/request-context.j
 import { internal, isStatusError, pathNotFound, requestEntityTooLarge, type Status, type StatusError } from '../apimachinery/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import { AuditLog } from './audit-log.js';
+import type { AuditLog } from './audit-log.js';
 import { guardConnections, HEADERS_TIMEOUT_MS } from './connection-guard.js';
 import { dispatcher } from './dispatch.js';
 import type { ResourceEndpoints } from './endpoint.js';
@@ -24,7 +24,6 @@ import { noopRequestObserver, type RequestObserver } from './filters/request-obs
 import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
 import { selfReviewDiscovery } from './self-review.js';
 import { writeStatus } from './response-writer.js';
-
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Socket write buffer threshold: above the largest object the server writes. */
