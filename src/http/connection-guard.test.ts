@@ -76,6 +76,12 @@ describe('connection guard', () => {
     assert.match(text, /^HTTP\/1\.1 504 /);
   });
 
+  test('an HTTP/2 connection that opens no stream is closed', async () => {
+    const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
+    session.on('error', () => undefined);
+    await new Promise((resolve) => session.once('close', resolve));
+  });
+
   test('HTTP/2 is served', async () => {
     const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
     try {

@@ -4,14 +4,15 @@
 //   server." instead of a silent close (the first bytes are looked at before TLS starts);
 // - request headers must be complete within HEADERS_TIMEOUT_MS of the connection (TLS handshake
 //   included) and, on a kept-alive connection, within IDLE_TIMEOUT_MS + HEADERS_TIMEOUT_MS of
-//   the previous response (Go: IdleTimeout then ReadHeaderTimeout);
+//   the previous response (Go: IdleTimeout then ReadHeaderTimeout); an HTTP/2 connection must
+//   open its first stream within HEADERS_TIMEOUT_MS;
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
 // - an HTTP/1.1 CONNECT (which Node hands over as a raw socket) gets a 405 Status.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import type { Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 
@@ -82,9 +83,18 @@ export function guardConnections(server: Server, o: GuardOptions): void {
 
   server.on('secureConnection', (socket: TLSSocket) => {
     // The handshake is done: the first request's headers are due.
-    if (socket.alpnProtocol === 'h2') return; // HTTP/2: Node's session limits and idle timeout apply.
+    if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
     arm(socket, headersMs);
     socket.once('close', () => disarm(socket));
+  });
+
+  // HTTP/2: the first stream's headers are due as soon; later, Node's session idle timeout and
+  // stream limits apply.
+  server.on('session', (session: ServerHttp2Session) => {
+    const t = setTimeout(() => session.destroy(), headersMs);
+    t.unref();
+    session.once('stream', () => clearTimeout(t));
+    session.once('close', () => clearTimeout(t));
   });
 
   /** Answers 504 to a request whose body is late, then ends its connection (HTTP/2: its stream). */
