@@ -192,7 +192,21 @@ describe('request timeout', () => {
     assert.equal(status.message, 'Timeout: request did not complete within the allotted timeout');
   });
 
-  test('the same over HTTP/2: the stream gets 504, the connection serves on', async () => {
+  test('a request past its own ?timeout= gets 504; an unparsable ?timeout= is a 400 (HTTP/1.1 and HTTP/2)', async () => {
+    // 1ns is over before the request reaches its handler: the answer cannot be anything else.
+    const r = await server.request('GET', `${SC}?timeout=1ns`);
+    assert.equal(r.status, 504);
+    assert.equal(r.json.message, 'Timeout: request did not complete within the allotted timeout');
+    const h = await h2(server, server.token, { ':method': 'POST', ':path': `${SC}?timeout=1ns`, 'content-type': 'application/json' }, JSON.stringify(cidr('never-written')));
+    assert.equal(h.status, 504);
+    assert.equal((await server.request('GET', `${SC}/never-written`)).status, 404, 'the abandoned write never started');
+    const bad = await server.request('GET', `${SC}?timeout=soon`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.message, 'invalid timeout specified in the request URL - time: invalid duration "soon"');
+    assert.equal((await server.request('GET', `${SC}?timeout=30s`)).status, 200);
+  });
+
+  test('a late body over HTTP/2: the stream gets 504, the connection serves on', async () => {
     const session = http2.connect(server.url, { ca: server.caCertPem });
     session.on('error', () => undefined);
     try {

@@ -44,3 +44,18 @@ test('time already spent before the filter counts; long-running requests have no
   await timeoutFilter(10)(watch.state, () => sleep(50));
   await timeoutFilter(0)(fakeExchange().state, () => sleep(30));
 });
+
+test('?timeout= shortens the deadline; an unparsable one is a 400', async () => {
+  const x = fakeExchange();
+  x.state.query = new URLSearchParams('timeout=20ms');
+  await assert.rejects(timeoutFilter(60_000)(x.state, () => sleep(300)), is504);
+  const longer = fakeExchange();
+  longer.state.query = new URLSearchParams('timeout=1h');
+  await assert.rejects(timeoutFilter(20)(longer.state, () => sleep(300)), is504, 'never longer than the server allows');
+  const bad = fakeExchange();
+  bad.state.query = new URLSearchParams('timeout=soon');
+  await assert.rejects(
+    timeoutFilter(1000)(bad.state, async () => assert.fail('must not run')),
+    (e: unknown) => isStatusError(e) && e.status.code === 400 && e.status.message === 'invalid timeout specified in the request URL - time: invalid duration "soon"',
+  );
+});
