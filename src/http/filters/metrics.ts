@@ -54,7 +54,8 @@ export function metricsFilter(observer: RequestObserver, served: (group: string,
   return async (s, next) => {
     const res = s.reply.raw;
     res.once('close', () => {
-      const bytes = Number(res.getHeader('content-length') ?? 0);
+      // Fastify's own header map (it hands headers to writeHead, where the response does not keep them).
+      const bytes = Number(s.reply.getHeader('content-length') ?? res.getHeader('content-length') ?? 0);
       observer.observe(describe(s, served, res.statusCode, (performance.now() - s.receivedAt) / 1000, Number.isFinite(bytes) ? bytes : 0));
     });
     return next();

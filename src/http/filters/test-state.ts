@@ -32,6 +32,7 @@ export function fakeExchange(o: FakeOptions = {}): FakeExchange {
       headers[name.toLowerCase()] = value;
       return reply;
     },
+    getHeader: (name: string) => headers[name.toLowerCase()],
   };
   const req = { method: o.method ?? 'GET', url: o.url ?? '/', headers: { ...(o.headers ?? {}) }, body: o.body, raw: { socket: {}, headersDistinct: Object.fromEntries(Object.entries(o.headers ?? {}).map(([k, v]) => [k, [v]])), rawHeaders: [] } };
   const state: RequestState = {
