@@ -146,8 +146,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       req,
       reply,
       requestId,
-      // Counted from the request's arrival (Fastify's onRequest), body upload included.
-      receivedAt: performance.now() - reply.elapsedTime,
+      // Counted from the request's arrival (Fastify's onRequest), body upload included; a
+      // request the router refused (frameworkErrors) has no start time: it starts now.
+      receivedAt: performance.now() - (Number.isFinite(reply.elapsedTime) ? reply.elapsedTime : 0),
       path: '',
       query: new URLSearchParams(),
       pretty: false,

@@ -75,6 +75,13 @@ describe('front door', () => {
     assert.ok(isStatus(h.text, 400, 'BadRequest'), h.text);
   });
 
+  test('an escape the router cannot decode but kube can (bytes that are not UTF-8) is served like any other path', async () => {
+    const r = await server.request('GET', `${SC}/%ff`);
+    assert.equal(r.status, 404, r.text);
+    assert.equal(r.json.reason, 'NotFound');
+    assert.equal(r.json.details.name, '\ufffd');
+  });
+
   test('CONNECT over HTTP/1.1 is answered with a 405 Status', async () => {
     const out = await rawTls(server, `CONNECT ${SC} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
     assert.match(out, /^HTTP\/1\.1 405 /);
