@@ -5,8 +5,12 @@
 //   request info → audit init → authentication → impersonation → audit → in-flight limit
 //   → authorization → metrics → timeout → handler
 //
-// (kube runs its timeout outside authentication; here the timeout is counted from the request's
-// arrival, so the time spent before it is charged all the same.)
+// As in kube-apiserver: the audit trail is opened before authentication (refused requests are
+// audited) and its level decided once the identity, impersonation included, is known; the
+// in-flight limit needs the user (system:masters is exempt) and comes before authorization.
+// kube runs its timeout outside authentication; here the timeout is counted from the request's
+// arrival, so the time spent before it is charged all the same. A request the timeout ends is
+// still counted by the metrics filter, which wraps it.
 
 import type { Logger } from '../../apimachinery/request-context.js';
 import type { Authenticator } from '../../auth/authenticator.js';
