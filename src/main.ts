@@ -206,7 +206,9 @@ async function main(): Promise<void> {
     }),
     onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
     metrics: () => metrics.render(),
-    requestObserver: metrics.requests,
+    observer: metrics.requests,
+    limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
+    requestTimeoutMs: config.requestTimeoutMs,
   });
   // Installed before listening: a signal during start-up stops the server too.
   const shutdown = installShutdown({
@@ -230,7 +232,6 @@ async function main(): Promise<void> {
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
   writeAdminKubeconfig({ path: kubeconfigPath, server: url, caCertPem: tls.caCertPem, token: adminToken });
   process.stdout.write(`platform-apiserver ready at ${url} (kubeconfig: ${kubeconfigPath})\n`);
-
 }
 
 main().catch((err: unknown) => {

@@ -24,6 +24,15 @@ interface Check {
   subresource?: string;
 }
 
+/** An extra's key is %-encoded in its header name; a malformed escape is kept as written (as kube does). */
+function unescapeExtraKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
 /** True when the request asks to impersonate anything. */
 export function wantsImpersonation(headers: Headers): boolean {
   return Object.keys(headers).some((k) => k.toLowerCase().startsWith('impersonate-'));
@@ -42,7 +51,7 @@ export async function resolveImpersonation(requestor: UserInfo, headers: Headers
   const extra: Record<string, string[]> = {};
   for (const [key, raw] of Object.entries(headers)) {
     if (!key.startsWith('impersonate-extra-')) continue;
-    const extraKey = decodeURIComponent(key.slice('impersonate-extra-'.length).toLowerCase());
+    const extraKey = unescapeExtraKey(key.slice('impersonate-extra-'.length).toLowerCase());
     extra[extraKey] = [...(extra[extraKey] ?? []), ...values({ [key]: raw }, key)];
   }
   if (userName === undefined || userName === '') {

@@ -35,6 +35,13 @@ export interface ServerConfig {
   serviceClusterIPRanges: string[];
   /** In-process controllers to run (--controllers). */
   controllers: Set<string>;
+  // The front door (request limits).
+  /** 0 disables the limit. */
+  maxRequestsInflight: number;
+  /** 0 disables the limit. */
+  maxMutatingRequestsInflight: number;
+  /** 0 disables the timeout. */
+  requestTimeoutMs: number;
 }
 
 const port = (v: string): number => {
@@ -61,6 +68,12 @@ function checked<T>(fn: () => T): T {
 }
 
 const collect = (v: string, previous: string[]): string[] => [...previous, v];
+
+const nonNegative = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+};
 
 const positive = (v: string): number => {
   const n = Number(v);
@@ -95,6 +108,10 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--service-cluster-ip-range <cidrs>', 'one CIDR, or an IPv4 and an IPv6 CIDR comma-separated: the default ServiceCIDR "kubernetes"', '10.0.0.0/24')
     .option('--controllers <list>', `in-process controllers: '*' for all, 'name' to enable, '-name' to disable (${CONTROLLER_NAMES.join(', ')})`, '*')
     .addHelpText('after', '\nCommands:\n  trust-anchors [options]  print (or --watch --out FILE) the merged trust anchors of ClusterTrustBundles; see trust-anchors --help')
+    // The front door (request limits).
+    .option('--max-requests-inflight <n>', 'non-mutating requests served at once; past it 429 (0: no limit)', nonNegative, 400)
+    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; past it 429 (0: no limit)', nonNegative, 200)
+    .option('--request-timeout <duration>', 'a non-watch request not answered within it gets 504 (0: none)', '1m')
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
@@ -133,5 +150,8 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     shutdownTimeoutMs: duration(String(o.shutdownTimeout), '--shutdown-timeout'),
     serviceClusterIPRanges: checked(() => parseServiceClusterIPRange(String(o.serviceClusterIpRange))),
     controllers: checked(() => resolveControllers(String(o.controllers), CONTROLLER_NAMES)),
+    maxRequestsInflight: Number(o.maxRequestsInflight),
+    maxMutatingRequestsInflight: Number(o.maxMutatingRequestsInflight),
+    requestTimeoutMs: duration(String(o.requestTimeout), '--request-timeout'),
   };
 }

@@ -1,6 +1,20 @@
 // kube-apiserver's RequestInfo: what a request is about, from its method, path and query.
 
 import { emptyRequestInfo, type RequestInfo } from '../apimachinery/request-context.js';
+import { badRequest } from '../apimachinery/status-error.js';
+
+/**
+ * The path as kube-apiserver sees it: every %XX escape decoded (Go's server decodes the whole
+ * path before routing, so `%3A` is a `:` in a name and `%2F` is a separator). A malformed
+ * escape is a 400, as Go's URL parser refuses it. Bytes that are not UTF-8 decode to U+FFFD.
+ */
+export function decodePath(raw: string): string {
+  if (!raw.includes('%')) return raw;
+  const bad = /%(?![0-9a-fA-F]{2})(.{0,2})/s.exec(raw);
+  if (bad) throw badRequest(`invalid URL escape ${JSON.stringify(`%${bad[1]}`)}`);
+  // A run of escapes is one byte sequence (a multi-byte UTF-8 character spans several).
+  return raw.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+}
 
 const VERB_BY_METHOD: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 

@@ -5,7 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext, RequestInfo } from '../apimachinery/request-context.js';
 import { pathNotFound, type StatusError } from '../apimachinery/status-error.js';
 import type { Verb } from '../registry/resource-definition.js';
-import type { HandlerInput, ResourceEndpoints } from './endpoint.js';
+import { header, type HandlerInput, type ResourceEndpoints } from './endpoint.js';
+import { negotiateResponse } from './negotiation.js';
 import { handleCreate } from './handlers/create.js';
 import { handleDeleteCollection } from './handlers/delete-collection.js';
 import { handleDelete } from './handlers/delete.js';
@@ -60,5 +61,9 @@ export async function routeResource(r: RouteInput): Promise<void> {
   if (!allowed.includes(verb) || !(verb in HANDLERS)) throw methodNotAllowed();
   if (!r.info.name && (verb === 'get' || verb === 'update' || verb === 'patch' || verb === 'delete')) throw methodNotAllowed();
   if (r.info.name && verb === 'create') throw methodNotAllowed();
+  // The answer's representation is settled before any work: an unacceptable Accept is a 406
+  // that leaves nothing written (the handler would otherwise find out after the commit).
+  // A watch negotiates its own (it refuses YAML).
+  if (verb !== 'watch') negotiateResponse(header(r.req, 'accept'), verb === 'get' || verb === 'list');
   await HANDLERS[verb]({ req: r.req, reply: r.reply, ctx: r.ctx, definition, storage, name: r.info.name, query: r.query, pretty: r.pretty, body: r.body, serverClosing: r.serverClosing });
 }

@@ -1,10 +1,11 @@
 // The one place responses are written: objects and Status errors in the negotiated format,
-// with warnings as `Warning: 299 - "..."` headers (inner quotes escaped, as kubectl requires).
+// with warnings as `Warning: 299 - "..."` headers (made header-safe by warning-headers.ts).
 
 import type { FastifyReply } from 'fastify';
 import { stringify as toYaml } from 'yaml';
 import type { Status } from '../apimachinery/status-error.js';
 import type { ResponseFormat } from './negotiation.js';
+import { warningHeaderValues } from './warning-headers.js';
 
 export interface WriteOptions {
   format: ResponseFormat | { kind: 'json' };
@@ -12,16 +13,16 @@ export interface WriteOptions {
   warnings?: readonly string[];
 }
 
-export const warningHeader = (text: string): string => `299 - ${JSON.stringify(text)}`;
-
 export function serialize(body: unknown, format: WriteOptions['format'], pretty: boolean): { contentType: string; payload: string } {
   if (format.kind === 'yaml') return { contentType: 'application/yaml', payload: toYaml(body, { lineWidth: 0 }) };
   return { contentType: 'application/json', payload: `${JSON.stringify(body, null, pretty ? 2 : undefined)}\n` };
 }
 
 export function writeBody(reply: FastifyReply, code: number, body: unknown, opts: WriteOptions): void {
-  const unique = [...new Set(opts.warnings ?? [])];
-  if (unique.length) reply.header('Warning', unique.map(warningHeader));
+  if (opts.warnings?.length) {
+    const values = warningHeaderValues(opts.warnings);
+    if (values.length) reply.header('Warning', values);
+  }
   const { contentType, payload } = serialize(body, opts.format, opts.pretty);
   // A Buffer keeps Fastify from rewriting the content type (it must stay byte-exact).
   reply.code(code).header('Content-Type', contentType).send(Buffer.from(payload));

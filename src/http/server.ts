@@ -1,6 +1,7 @@
-// The HTTPS server: Fastify carries connections and bodies; our pipeline does the rest, in
-// DESIGN.md's order: request id · authentication (401) · impersonation · authorization (403)
-// · body limit (413) · the verb's handler. Every failure is rendered once, as a Status.
+// The HTTPS server: Fastify carries connections and bodies; the filter chain
+// (filters/chain.ts: request info, authentication, impersonation, audit, in-flight limit,
+// authorization, metrics, timeout) and the dispatcher do the rest. Every failure is rendered
+// once, here, as a Status.
 
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -8,22 +9,21 @@ import { setMaxListeners } from 'node:events';
 import type { ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { Logger, RequestContext, RequestInfo, UserInfo } from '../apimachinery/request-context.js';
-import { internal, isStatusError, pathNotFound, requestEntityTooLarge, unauthorized, type Status, type StatusError } from '../apimachinery/status-error.js';
+import { emptyRequestInfo, type Logger } from '../apimachinery/request-context.js';
+import { internal, isStatusError, pathNotFound, requestEntityTooLarge, type Status, type StatusError } from '../apimachinery/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { AuthorizationAttributes, Authorizer } from '../auth/authorizer.js';
-import { forbiddenError } from '../auth/forbidden-error.js';
-import { resolveImpersonation, wantsImpersonation } from '../auth/impersonation.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import type { AuditLog } from './audit-log.js';
+import { guardConnections, HEADERS_TIMEOUT_MS } from './connection-guard.js';
+import { dispatcher } from './dispatch.js';
 import type { ResourceEndpoints } from './endpoint.js';
-import { NonResourceRoutes, PUBLIC_PATHS, type VersionInfo } from './non-resource.js';
+import { buildChain } from './filters/chain.js';
+import { Cancellation, type RequestState } from './filters/filter.js';
+import type { InflightLimits } from './filters/max-in-flight.js';
+import { noopRequestObserver, type RequestObserver } from '../apimachinery/request-observer.js';
 import type { HealthChecks } from './health.js';
-import { observeRequest } from './observe-request.js';
-import type { RequestObserver } from '../apimachinery/request-observer.js';
-import { isPretty } from './query-options.js';
-import { resolveRequestInfo } from './request-info.js';
-import { AuditLog, RequestAudit } from './audit-log.js';
-import { routeResource } from './resource-router.js';
-import { handleSelfReview, isSelfReview, selfReviewDiscovery } from './self-review.js';
+import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
+import { selfReviewDiscovery } from './self-review.js';
 import { writeStatus } from './response-writer.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -31,7 +31,11 @@ export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
 /** An HTTP/2 connection with no stream for this long is closed (Fastify's default, as for HTTP/1.1 keep-alive). */
 const HTTP2_SESSION_IDLE_MS = 72_000;
+/** How long a stopping server waits for its watches' last bytes to leave. */
+const STREAM_END_GRACE_MS = 5000;
 const HTTP2_MAX_STREAMS = 1000;
+/** Open connections at most; past it new ones are closed at once (file descriptors are finite). */
+const MAX_CONNECTIONS = 10_000;
 
 export interface ApiServerOptions {
   resources: readonly ResourceEndpoints[];
@@ -42,16 +46,23 @@ export interface ApiServerOptions {
   logger: Logger;
   version: VersionInfo;
   maxBodyBytes?: number;
-  /** The /healthz, /livez and /readyz checks (ops). */
+  /** The /healthz, /livez and /readyz checks. */
   health?: HealthChecks;
   onHealthFailure?: (name: string, reason: string) => void;
-  /** The /metrics exposition (ops); absent: /metrics is 404. */
+  /** The /metrics exposition; absent: /metrics is 404. */
   metrics?: () => Promise<{ contentType: string; body: string }>;
-  /** Hears every request (ops: metrics); the metrics filter's recorder. */
-  requestObserver?: RequestObserver;
   /** Where audit events go, when auditing is on. */
   audit?: AuditLog;
+  /** --max-requests-inflight / --max-mutating-requests-inflight (0: no limit). Default 400 / 200. */
+  limits?: InflightLimits;
+  /** --request-timeout in ms (0: none). Default 60 s. */
+  requestTimeoutMs?: number;
+  /** Where request metrics go (default: nowhere). */
+  observer?: RequestObserver;
 }
+
+export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ApiServer {
   listen(host: string, port: number): Promise<{ port: number }>;
@@ -70,6 +81,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       allowHTTP1: true,
       // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client.
       settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS },
+      // A TLS handshake not done by then is dropped (the first headers are due as soon).
+      handshakeTimeout: HEADERS_TIMEOUT_MS,
       cert: opts.tls.certPem,
       key: opts.tls.keyPem,
       ...(opts.tls.clientCAPem ? { ca: opts.tls.clientCAPem, requestCert: true, rejectUnauthorized: false } : {}),
@@ -80,10 +93,16 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL the router cannot decode goes down the request path all the same, which answers
+    // it with a Status (a malformed escape is a 400 there).
+    frameworkErrors: ((_err: unknown, req: FastifyRequest, reply: FastifyReply) => void handler(req, reply)) as never,
     // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
-    clientErrorHandler: (_err: Error, socket: Socket) => {
-      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'malformed HTTP request', reason: 'BadRequest', code: 400 });
-      if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    // Headers past Node's limit (16 KiB) are a 431, as Go answers headers past its own.
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+      const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+      const [code, text, message] = tooLarge ? [431, 'Request Header Fields Too Large', 'request header fields too large'] : [400, 'Bad Request', 'malformed HTTP request'];
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(tooLarge ? {} : { reason: 'BadRequest' }), code });
+      if (socket.writable) socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       else socket.destroy();
     },
   }) as unknown as FastifyInstance;
@@ -101,58 +120,73 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   const closing = new AbortController();
   // Every open watch listens for shutdown; thousands of watches are normal, not a leak.
   setMaxListeners(0, closing.signal);
-  const clusterScopedGroups = new Set(opts.resources.map((r) => r.definition.group));
-  const endpoints = new Map(opts.resources.map((r) => [`${r.definition.group}/${r.definition.version}/${r.definition.plural}`, r]));
+  const served = new Set(opts.resources.map((r) => `${r.definition.group}/${r.definition.version}/${r.definition.plural}`));
 
   const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
     const status = toStatus(err, logger, maxBody);
-    // The rest of a refused body may still be in flight: do not reuse this connection.
-    if (status.code === 413 && req.raw.httpVersionMajor === 1) reply.header('Connection', 'close');
+    // Already answered (a request that timed out, then failed): nothing more to say.
+    if (reply.sent) return;
+    // The rest of a refused body may still be in flight: do not reuse this connection. HTTP/2
+    // has no such header (Node warns about it): the stream alone ends.
+    if (req.raw.httpVersionMajor !== 1) reply.removeHeader('connection');
+    else if (status.code === 413) reply.header('Connection', 'close');
     writeStatus(reply, status, { pretty: false });
   };
 
-  const audits = new WeakMap<FastifyRequest, RequestAudit>();
-  const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const chain = buildChain(
+    {
+      authenticator: opts.authenticator,
+      authorizer: opts.authorizer,
+      clientCertificates: Boolean(opts.tls.clientCAPem),
+      audit: opts.audit,
+      limits: opts.limits ?? DEFAULT_LIMITS,
+      requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      observer: opts.observer ?? noopRequestObserver,
+      served: (group, version, resource) => served.has(`${group}/${version}/${resource}`),
+      logger: opts.logger,
+    },
+    dispatcher({ resources: opts.resources, nonResource, authorizer: opts.authorizer, serverClosing: closing.signal }),
+  );
+
+  const states = new WeakMap<FastifyRequest, RequestState>();
+  /** Open watch responses (see close()). */
+  const streams = new Set<{ once(event: 'close', listener: () => void): unknown; closed: boolean }>();
+  async function handler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const requestId = randomUUID();
-    reply.header('Audit-Id', requestId);
-    const url = new URL(req.url, 'https://localhost');
-    const path = url.pathname;
-    const query = url.searchParams;
-    const pretty = isPretty(query);
-    const logger = opts.logger.child({ requestId });
-    const info = resolveRequestInfo(req.method, path, query);
-    if (opts.requestObserver) observeRequest(opts.requestObserver, req, reply, info, query);
-    const body = Buffer.isBuffer(req.body) ? req.body : undefined;
-    const audit = opts.audit ? new RequestAudit(opts.audit, requestId, req, new Date()) : undefined;
-    if (audit) {
-      audits.set(req, audit);
-      reply.raw.once('finish', () => audit.complete(reply.raw.statusCode));
-    }
+    const state: RequestState = {
+      req,
+      reply,
+      requestId,
+      // Counted from the request's arrival (Fastify's onRequest), body upload included; a
+      // request the router refused (frameworkErrors) has no start time: it starts now.
+      receivedAt: performance.now() - (Number.isFinite(reply.elapsedTime) ? reply.elapsedTime : 0),
+      path: '',
+      query: new URLSearchParams(),
+      pretty: false,
+      info: emptyRequestInfo(),
+      logger: opts.logger.child({ requestId }),
+      body: undefined,
+      isPublic: false,
+      longRunning: false,
+      cancellation: new Cancellation(reply.raw),
+    };
+    states.set(req, state);
     try {
-      if (PUBLIC_PATHS.has(path)) {
-        audit?.identify(undefined, undefined, info, undefined);
-        return nonResource.serve(req, reply, path, query, pretty);
-      }
-      const user = await authenticateAndImpersonate(opts, req, info, audit);
-      await authorize(opts.authorizer, user, info, audit);
-      if (!info.isResourceRequest) return nonResource.serve(req, reply, path, query, pretty);
-      const ctx = requestContext(requestId, user, info, reply, logger);
-      if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && info.verb === 'create' && !info.name) {
-        return await handleSelfReview({ review: info.resource, ctx, reply, body, contentType: req.headers['content-type'] ?? '', authorizer: opts.authorizer, clusterScopedGroups });
-      }
-      const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
-      if (!endpoint || info.namespace) throw pathNotFound();
-      if (info.verb === 'watch') audit?.responseStarted(200);
-      await routeResource({ req, reply, ctx, endpoint, info, query, pretty, body, serverClosing: closing.signal });
+      await chain(state);
     } catch (err) {
-      render(req, reply, err, logger);
+      render(req, reply, err, state.logger);
     }
-  };
+    // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
+    if (state.longRunning && !reply.raw.closed) {
+      streams.add(reply.raw);
+      reply.raw.once('close', () => streams.delete(reply.raw));
+    }
+  }
 
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
   app.addHook('onSend', async (req, _reply, payload) => {
-    const audit = audits.get(req);
+    const audit = states.get(req)?.audit;
     if (audit?.wantsResponseBody && Buffer.isBuffer(payload)) audit.responseBodyWas(payload);
     return payload;
   });
@@ -168,6 +202,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
+  guardConnections(app.server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS });
+  app.server.maxConnections = MAX_CONNECTIONS;
   const sessions = new Set<ServerHttp2Session>();
   app.server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
@@ -184,84 +220,16 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     },
     async close() {
       closing.abort();
+      // Every watch ends its response on the abort; wait (briefly) for the ends to reach the
+      // clients before closing connections, or Node's close would cut a stream mid-chunk.
+      await Promise.race([
+        Promise.all([...streams].map((r) => (r.closed ? undefined : new Promise<void>((resolve) => r.once('close', resolve))))),
+        new Promise<void>((resolve) => setTimeout(resolve, STREAM_END_GRACE_MS).unref()),
+      ]);
       // HTTP/2 connections stay open between streams: ask each to finish its streams and go.
       for (const session of sessions) session.close();
       await app.close();
     },
-  };
-}
-
-/** Authentication, then impersonation; the audit trail learns both identities either way. */
-async function authenticateAndImpersonate(opts: ApiServerOptions, req: FastifyRequest, info: RequestInfo, audit: RequestAudit | undefined): Promise<UserInfo> {
-  const body = Buffer.isBuffer(req.body) ? req.body : undefined;
-  let user: UserInfo | undefined;
-  let impersonated: UserInfo | undefined;
-  try {
-    user = await authenticate(opts, req);
-    if (wantsImpersonation(req.headers)) impersonated = await resolveImpersonation(user, distinctHeaders(req), opts.authorizer);
-    return impersonated ?? user;
-  } finally {
-    audit?.identify(user, impersonated, info, body);
-  }
-}
-
-async function authenticate(opts: ApiServerOptions, req: FastifyRequest): Promise<UserInfo> {
-  const socket = req.raw.socket as TLSSocket;
-  const peer = opts.tls.clientCAPem && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
-  const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket.authorized, error: socket.authorizationError?.message } : undefined;
-  const result = await opts.authenticator.authenticate({ headers: req.headers, clientCertificate });
-  // The credential never travels further than this point.
-  delete req.headers.authorization;
-  if (result.kind === 'error') opts.logger.debug({ reason: result.message }, 'authentication failed');
-  if (result.kind !== 'user') throw unauthorized();
-  return result.user;
-}
-
-export function authorizationAttributes(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
-  return {
-    user,
-    verb: info.verb,
-    isResourceRequest: info.isResourceRequest,
-    path: info.path,
-    apiGroup: info.apiGroup,
-    apiVersion: info.apiVersion,
-    resource: info.resource,
-    subresource: info.subresource,
-    namespace: info.namespace,
-    name: info.name,
-  };
-}
-
-async function authorize(authorizer: Authorizer, user: UserInfo, info: RequestInfo, audit: RequestAudit | undefined): Promise<void> {
-  const attrs = authorizationAttributes(user, info);
-  const r = await authorizer.authorize(attrs);
-  audit?.authorized(r);
-  if (r.decision !== 'allow') throw forbiddenError(attrs, r.reason);
-}
-
-/**
- * The request's context. Its signal aborts when the response is finished or the connection goes
- * away (the request's own 'close' fires too early); it is made only when asked for, because most
- * requests never need it and an AbortController per request is measurable on the hot path.
- */
-function requestContext(requestId: string, user: UserInfo, info: RequestInfo, reply: FastifyReply, logger: Logger): RequestContext {
-  let signal: AbortSignal | undefined;
-  return {
-    requestId,
-    user,
-    requestInfo: info,
-    get signal(): AbortSignal {
-      if (!signal) {
-        const controller = new AbortController();
-        if (reply.raw.closed) controller.abort();
-        else reply.raw.once('close', () => controller.abort());
-        signal = controller.signal;
-      }
-      return signal;
-    },
-    logger,
-    warnings: [],
-    dryRun: false,
   };
 }
 
@@ -286,16 +254,4 @@ function toStatus(err: unknown, logger: Logger, maxBody: number): Status {
   }
   logger.error({ err }, 'internal error');
   return internal('an unexpected error occurred; see the server log').status;
-}
-
-/**
- * Request headers with every occurrence kept apart (each Impersonate-Group header is one group).
- * HTTP/1.1 requests have `headersDistinct`; HTTP/2 ones are rebuilt from their raw headers.
- */
-function distinctHeaders(req: FastifyRequest): Record<string, string[]> {
-  if (req.raw.headersDistinct) return req.raw.headersDistinct as Record<string, string[]>;
-  const out: Record<string, string[]> = {};
-  const raw = req.raw.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) (out[raw[i]!.toLowerCase()] ??= []).push(raw[i + 1]!);
-  return out;
 }

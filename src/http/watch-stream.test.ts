@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { resourceExpired } from '../apimachinery/status-error.js';
 import type { ObjectWatch, ObjectWatchEvent } from '../registry/rest-storage.js';
-import { WatchStream, type WatchStreamOptions } from './watch-stream.js';
+import { lowerSocketHighWaterMark, WATCH_SOCKET_HIGH_WATER_MARK, WatchStream, type WatchStreamOptions } from './watch-stream.js';
 
 class FakeResponse extends EventEmitter {
   readonly lines: string[] = [];
@@ -138,4 +138,15 @@ describe('WatchStream', () => {
     assert.equal(stopping.sink.next({ type: 'ADDED', object: obj('late') }), false, 'nothing is written after the end');
     assert.deepEqual(stopping.res.lines, []);
   });
+});
+
+test('an HTTP/1.1 watch lowers its socket buffer to a small mark for its lifetime', () => {
+  const socket = { _writableState: { highWaterMark: 8 * 1024 * 1024 } };
+  const restore = lowerSocketHighWaterMark(socket);
+  assert.equal(socket._writableState.highWaterMark, WATCH_SOCKET_HIGH_WATER_MARK);
+  restore();
+  assert.equal(socket._writableState.highWaterMark, 8 * 1024 * 1024);
+  const small = { _writableState: { highWaterMark: 16 * 1024 } };
+  lowerSocketHighWaterMark(small)();
+  assert.equal(small._writableState.highWaterMark, 16 * 1024, 'a mark already small is left alone');
 });

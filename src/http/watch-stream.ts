@@ -26,6 +26,25 @@ export interface WatchResponse {
   off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
+/**
+ * What an HTTP/1.1 watch may leave buffered in its socket for a client that stops reading
+ * before it is paused (and then ended if it stays stuck): small, like kube's per-watcher
+ * buffer, instead of the 8 MiB the server allows ordinary responses (server.ts raises every
+ * socket's mark). A watch owns its connection, so it lowers the mark for its lifetime; the
+ * returned function puts it back.
+ */
+export const WATCH_SOCKET_HIGH_WATER_MARK = 64 * 1024;
+
+export function lowerSocketHighWaterMark(socket: unknown): () => void {
+  const state = (socket as { _writableState?: { highWaterMark: number } } | undefined)?._writableState;
+  if (!state || state.highWaterMark <= WATCH_SOCKET_HIGH_WATER_MARK) return () => undefined;
+  const previous = state.highWaterMark;
+  state.highWaterMark = WATCH_SOCKET_HIGH_WATER_MARK;
+  return () => {
+    state.highWaterMark = previous;
+  };
+}
+
 export interface WatchStreamOptions {
   /** An event's line. */
   encode: (type: string, obj: KubeObject) => string | Buffer;

@@ -11,7 +11,7 @@ import type { WatchQuery } from '../../registry/rest-storage.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { negotiateResponse } from '../negotiation.js';
 import { listQuery } from '../query-options.js';
-import { WatchStream } from '../watch-stream.js';
+import { lowerSocketHighWaterMark, WatchStream } from '../watch-stream.js';
 
 /**
  * JSON lines per shared event object and type: serialized and UTF-8 encoded once for every
@@ -61,6 +61,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
     watch.stop();
     throw err;
   }
+  if (input.req.raw.httpVersionMajor === 1) res.once('close', lowerSocketHighWaterMark(input.req.raw.socket));
   new WatchStream(res, watch, {
     encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion) : jsonLine,
     bookmark: query.allowWatchBookmarks ? bookmarkEncoder(input.definition) : undefined,

@@ -1,0 +1,100 @@
+// The connection guard on a real TLS server (HTTP/2 with HTTP/1.1, as the API server's), with
+// small deadlines: slow headers, silent and idle connections are cut off; ordinary requests
+// are served.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
+import { makeClientCert, makeSigningCA } from '../../test/fixtures/certs.js';
+import { guardConnections } from './connection-guard.js';
+
+const MS = 300;
+
+describe('connection guard', () => {
+  let server: http2.Http2SecureServer;
+  let port: number;
+  before(async () => {
+    const { certPem, keyPem } = await makeClientCert(await makeSigningCA(), 'localhost');
+    server = http2.createSecureServer({ allowHTTP1: true, cert: certPem, key: keyPem, handshakeTimeout: MS }, (req, res) => {
+      // As the API server does, the answer comes once the body is in.
+      req.resume();
+      req.once('end', () => res.end('ok'));
+    });
+    guardConnections(server, { headersTimeoutMs: MS, idleTimeoutMs: MS, bodyTimeoutMs: MS });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const tlsConnect = (): Promise<tls.TLSSocket> =>
+    new Promise((resolve, reject) => {
+      const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => resolve(s));
+      s.on('error', reject);
+    });
+  const closed = (s: net.Socket): Promise<void> => new Promise((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())));
+
+  test('headers sent a byte at a time are cut off', async () => {
+    const s = await tlsConnect();
+    s.on('error', () => undefined);
+    const request = 'GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ' + 'a'.repeat(200) + '\r\n\r\n';
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (!s.destroyed && sent < request.length) s.write(request[sent++]!);
+    }, 20);
+    await closed(s);
+    clearInterval(trickle);
+    assert.ok(sent < request.length, `cut off after ${sent} of ${request.length} bytes`);
+  });
+
+  test('a connection that never starts TLS is closed', async () => {
+    const s = net.connect(port, '127.0.0.1');
+    s.on('error', () => undefined);
+    await closed(s);
+  });
+
+  test('a request is served, and the idle kept-alive connection is closed afterwards', async () => {
+    const s = await tlsConnect();
+    let text = '';
+    s.on('data', (c: Buffer) => (text += c.toString()));
+    s.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await closed(s);
+    assert.match(text, /^HTTP\/1\.1 200 /);
+    assert.match(text, /\r\n\r\n(2\r\n)?ok/);
+  });
+
+  test('a body that stops coming gets 504 and the connection ends', async () => {
+    const s = await tlsConnect();
+    let text = '';
+    s.on('data', (c: Buffer) => (text += c.toString()));
+    s.write('POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\nab');
+    await closed(s);
+    assert.match(text, /^HTTP\/1\.1 504 /);
+  });
+
+  test('an HTTP/2 connection that opens no stream is closed', async () => {
+    const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
+    session.on('error', () => undefined);
+    await new Promise((resolve) => session.once('close', resolve));
+  });
+
+  test('HTTP/2 is served', async () => {
+    const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const st = session.request({ ':path': '/' });
+        st.on('response', (h) => resolve(Number(h[':status'])));
+        st.on('error', reject);
+        st.resume();
+        st.end();
+      });
+      assert.equal(status, 200);
+    } finally {
+      session.close();
+    }
+  });
+});

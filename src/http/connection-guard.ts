@@ -1,0 +1,138 @@
+// What a client can hold at the connection level, bounded as Go's server (kube-apiserver's)
+// bounds it, for the connections Node's HTTP/2-with-HTTP/1.1 server does not police itself:
+// - plain HTTP sent to the HTTPS port gets Go's 400 "Client sent an HTTP request to an HTTPS
+//   server." instead of a silent close (the first bytes are looked at before TLS starts);
+// - request headers must be complete within HEADERS_TIMEOUT_MS of the connection (TLS handshake
+//   included) and, on a kept-alive connection, within IDLE_TIMEOUT_MS + HEADERS_TIMEOUT_MS of
+//   the previous response (Go: IdleTimeout then ReadHeaderTimeout); an HTTP/2 connection must
+//   open its first stream within HEADERS_TIMEOUT_MS;
+// - a body must be in within the request timeout, or the request gets the 504 Timeout Status
+//   the request timeout gives (the request path only starts once the body is in) and its
+//   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
+// - an HTTP/1.1 CONNECT (which Node hands over as a raw socket) gets a 405 Status.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
+import type { Server, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+
+/** kube-apiserver's ReadHeaderTimeout. */
+export const HEADERS_TIMEOUT_MS = 32_000;
+/** kube-apiserver's IdleTimeout. */
+export const IDLE_TIMEOUT_MS = 90_000;
+
+export interface GuardOptions {
+  headersTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  /** How long a request body may take to arrive (0: no limit). */
+  bodyTimeoutMs: number;
+}
+
+const HTTP_PLAINTEXT = 'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n';
+/** Go's test: the first five bytes of a TLS record header that are really an HTTP request. */
+const HTTP_STARTS = new Set(['GET /', 'HEAD ', 'POST ', 'PUT /', 'OPTIO']);
+const TLS_HANDSHAKE = 0x16;
+
+const statusBody = (code: number, reason: string, message: string): string =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+
+export function guardConnections(server: Server, o: GuardOptions): void {
+  const headersMs = o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const idleMs = o.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  const deadlines = new WeakMap<object, NodeJS.Timeout>();
+  const arm = (socket: Socket, ms: number): void => {
+    clearTimeout(deadlines.get(socket));
+    const t = setTimeout(() => socket.destroy(), ms);
+    t.unref();
+    deadlines.set(socket, t);
+  };
+  /** HTTP/1.1 requests under way per connection (a pipelined one may start before the last ends). */
+  const active = new WeakMap<Socket, number>();
+  const disarm = (socket: Socket): void => {
+    clearTimeout(deadlines.get(socket));
+    deadlines.delete(socket);
+  };
+
+  // Look at the first bytes before TLS does: TLS's own listeners run once they are known.
+  const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    let seen = Buffer.alloc(0);
+    const noError = (): void => undefined;
+    socket.on('error', noError);
+    arm(socket, headersMs);
+    const onData = (chunk: Buffer): void => {
+      seen = Buffer.concat([seen, chunk]);
+      if (seen[0] !== TLS_HANDSHAKE && seen.length < 5) return;
+      socket.off('data', onData);
+      socket.pause();
+      disarm(socket);
+      if (seen[0] !== TLS_HANDSHAKE && HTTP_STARTS.has(seen.subarray(0, 5).toString('latin1'))) {
+        socket.end(HTTP_PLAINTEXT);
+        return;
+      }
+      socket.off('error', noError);
+      socket.unshift(seen);
+      // TLS takes over the socket and reads what was put back (tls wraps buffered data).
+      for (const listener of tlsListeners) listener.call(server, socket);
+    };
+    socket.on('data', onData);
+    socket.once('close', () => disarm(socket));
+  });
+  // From here TLS's handshakeTimeout bounds the handshake (set by the server to HEADERS_TIMEOUT_MS).
+
+  server.on('secureConnection', (socket: TLSSocket) => {
+    // The handshake is done: the first request's headers are due.
+    if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
+    arm(socket, headersMs);
+    socket.once('close', () => disarm(socket));
+  });
+
+  // HTTP/2: the first stream's headers are due as soon; later, Node's session idle timeout and
+  // stream limits apply.
+  server.on('session', (session: ServerHttp2Session) => {
+    const t = setTimeout(() => session.destroy(), headersMs);
+    t.unref();
+    session.once('stream', () => clearTimeout(t));
+    session.once('close', () => clearTimeout(t));
+  });
+
+  /** Answers 504 to a request whose body is late, then ends its connection (HTTP/2: its stream). */
+  const bodyTooSlow = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
+    if (req.complete) return;
+    const close = (): void => {
+      if (req.httpVersionMajor === 1) (req.socket as Socket).destroy();
+      else (req as Http2ServerRequest).stream.close();
+    };
+    if (res.headersSent) return close();
+    const body = statusBody(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout');
+    res.writeHead(504, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(req.httpVersionMajor === 1 ? { connection: 'close' } : {}) });
+    (res as ServerResponse).end(body, close);
+  };
+
+  server.on('request', (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+    if (o.bodyTimeoutMs > 0 && !req.complete) {
+      // (A bodiless HTTP/1.1 request is not yet complete here either; its 'end' comes at once.)
+      const t = setTimeout(() => bodyTooSlow(req, res), o.bodyTimeoutMs);
+      t.unref();
+      req.once('end', () => clearTimeout(t));
+      res.once('close', () => clearTimeout(t));
+    }
+    if (req.httpVersionMajor !== 1) return;
+    const socket = req.socket as Socket;
+    disarm(socket);
+    active.set(socket, (active.get(socket) ?? 0) + 1);
+    // Kept alive and idle, the connection must bring its next request's headers in time.
+    res.once('close', () => {
+      const left = (active.get(socket) ?? 1) - 1;
+      active.set(socket, left);
+      if (left === 0 && !socket.destroyed) arm(socket, idleMs + headersMs);
+    });
+  });
+
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const body = statusBody(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    socket.on('error', () => undefined);
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}

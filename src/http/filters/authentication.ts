@@ -1,0 +1,31 @@
+// Filter: authentication (kube's WithAuthentication). Who is asking, from a bearer token or a
+// client certificate; 401 when nobody could be established. Public paths skip it. The
+// credential is removed from the request here and travels no further.
+
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '../../apimachinery/request-context.js';
+import { unauthorized } from '../../apimachinery/status-error.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { Filter } from './filter.js';
+
+export interface AuthenticationOptions {
+  authenticator: Authenticator;
+  /** Client certificates are looked at only when a client CA is configured. */
+  clientCertificates: boolean;
+  logger: Logger;
+}
+
+export function authenticationFilter(o: AuthenticationOptions): Filter {
+  return async (s, next) => {
+    if (s.isPublic) return next();
+    const socket = s.req.raw.socket as TLSSocket;
+    const peer = o.clientCertificates && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+    const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket.authorized, error: socket.authorizationError?.message } : undefined;
+    const result = await o.authenticator.authenticate({ headers: s.req.headers, clientCertificate });
+    delete s.req.headers.authorization;
+    if (result.kind === 'error') o.logger.debug({ reason: result.message }, 'authentication failed');
+    if (result.kind !== 'user') throw unauthorized();
+    s.authenticated = result.user;
+    return next();
+  };
+}

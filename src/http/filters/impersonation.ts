@@ -1,0 +1,27 @@
+// Filter: impersonation (kube's WithImpersonation). With Impersonate-* headers, each part of the
+// requested identity is authorized (verb impersonate) for the real user; the request then acts
+// as the new identity. Repeated headers stay apart (each Impersonate-Group is one group).
+
+import type { FastifyRequest } from 'fastify';
+import type { Authorizer } from '../../auth/authorizer.js';
+import { resolveImpersonation, wantsImpersonation } from '../../auth/impersonation.js';
+import type { Filter } from './filter.js';
+
+export function impersonationFilter(authorizer: Authorizer): Filter {
+  return async (s, next) => {
+    if (s.authenticated && wantsImpersonation(s.req.headers)) s.impersonated = await resolveImpersonation(s.authenticated, distinctHeaders(s.req), authorizer);
+    return next();
+  };
+}
+
+/**
+ * Request headers with every occurrence kept apart. HTTP/1.1 requests have
+ * `headersDistinct`; HTTP/2 ones are rebuilt from their raw headers.
+ */
+function distinctHeaders(req: FastifyRequest): Record<string, string[]> {
+  if (req.raw.headersDistinct) return req.raw.headersDistinct as Record<string, string[]>;
+  const out: Record<string, string[]> = {};
+  const raw = req.raw.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) (out[raw[i]!.toLowerCase()] ??= []).push(raw[i + 1]!);
+  return out;
+}

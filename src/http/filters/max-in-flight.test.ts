@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isStatusError } from '../../apimachinery/status-error.js';
+import { resolveRequestInfo } from '../request-info.js';
+import { InflightPool } from './inflight-pool.js';
+import { maxInFlightFilter } from './max-in-flight.js';
+import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
+import { fakeExchange } from './test-state.js';
+
+function recorder(): RequestObserver & { inflightNow: Record<RequestKind, number>; rejections: RequestKind[] } {
+  const r = {
+    inflightNow: { readOnly: 0, mutating: 0 },
+    rejections: [] as RequestKind[],
+    observe() {},
+    longRunning() {},
+    inflight(kind: RequestKind, delta: 1 | -1) {
+      r.inflightNow[kind] += delta;
+    },
+    rejected(kind: RequestKind) {
+      r.rejections.push(kind);
+    },
+  };
+  return r;
+}
+
+const exchange = (method: string, url: string, user = 'alice', groups: string[] = []) => {
+  const x = fakeExchange({ method, url, user: { username: user, groups } });
+  const u = new URL(url, 'https://x');
+  x.state.query = u.searchParams;
+  x.state.info = resolveRequestInfo(method, u.pathname, u.searchParams);
+  x.state.longRunning = x.state.info.verb === 'watch';
+  return x;
+};
+const SC = '/apis/networking.platform.io/v1/servicecidrs';
+const is429 = (e: unknown) => isStatusError(e) && e.status.code === 429 && e.status.reason === 'TooManyRequests' && e.status.details?.retryAfterSeconds === 1;
+
+test('past the limit of its kind a request is refused at once with 429; a finished one frees its slot', async () => {
+  const obs = recorder();
+  const filter = maxInFlightFilter({ maxRequestsInflight: 2, maxMutatingRequestsInflight: 1 }, obs);
+  const pass = async () => {};
+  const held = [exchange('GET', SC, 'a'), exchange('GET', `${SC}/x`, 'b')];
+  for (const x of held) await filter(x.state, pass);
+  assert.equal(obs.inflightNow.readOnly, 2);
+  await assert.rejects(filter(exchange('GET', SC, 'c').state, pass), is429);
+  // The mutating pool is separate.
+  const write = exchange('POST', SC, 'c');
+  await filter(write.state, pass);
+  await assert.rejects(filter(exchange('DELETE', `${SC}/x`, 'd').state, pass), is429);
+  assert.deepEqual(obs.rejections, ['readOnly', 'mutating']);
+  held[0]!.close();
+  assert.equal(obs.inflightNow.readOnly, 1);
+  await filter(exchange('GET', SC, 'c').state, pass);
+});
+
+test('watches, health and version paths, and system:masters are never refused', async () => {
+  const filter = maxInFlightFilter({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 }, recorder());
+  const pass = async () => {};
+  await filter(exchange('GET', SC, 'a').state, pass);
+  let passed = 0;
+  const count = async () => void passed++;
+  await filter(exchange('GET', `${SC}?watch=true`, 'b').state, count);
+  const health = exchange('GET', '/readyz', 'b');
+  health.state.isPublic = true;
+  await filter(health.state, count);
+  await filter(exchange('GET', SC, 'root', ['system:masters']).state, count);
+  assert.equal(passed, 3);
+});
+
+test('a limit of 0 is no limit', async () => {
+  const filter = maxInFlightFilter({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 }, recorder());
+  for (let i = 0; i < 5; i++) await filter(exchange('GET', SC).state, async () => {});
+});
+
+test('one user cannot take the whole pool from the others', () => {
+  const pool = new InflightPool(4);
+  assert.equal(pool.tryAcquire('noisy'), true);
+  assert.equal(pool.tryAcquire('noisy'), true);
+  assert.equal(pool.tryAcquire('noisy'), false, 'half the pool is the share of one user once half is used');
+  assert.equal(pool.tryAcquire('quiet'), true);
+  assert.equal(pool.tryAcquire('other'), true);
+  assert.equal(pool.tryAcquire('other2'), false, 'the pool is full');
+  pool.release('noisy');
+  pool.release('quiet');
+  pool.release('other');
+  assert.equal(pool.inUse, 1);
+  assert.equal(pool.tryAcquire('noisy'), true, 'alone, a user may use its share again');
+});

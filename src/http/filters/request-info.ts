@@ -1,0 +1,21 @@
+// Filter 1, request info: what the request is about (kube's WithRequestInfo). Decodes the path,
+// parses the query, resolves the RequestInfo and says whether the request is public (health,
+// version) or long-running (a watch). Every answer carries the request's Audit-Id.
+
+import { PUBLIC_PATHS } from '../non-resource.js';
+import { isPretty } from '../query-options.js';
+import { decodePath, resolveRequestInfo } from '../request-info.js';
+import type { Filter } from './filter.js';
+
+export const requestInfoFilter: Filter = async (s, next) => {
+  s.reply.header('Audit-Id', s.requestId);
+  const url = new URL(s.req.url, 'https://localhost');
+  s.path = decodePath(url.pathname);
+  s.query = url.searchParams;
+  s.pretty = isPretty(s.query);
+  s.info = resolveRequestInfo(s.req.method, s.path, s.query);
+  s.isPublic = PUBLIC_PATHS.has(s.path);
+  s.longRunning = s.info.isResourceRequest && s.info.verb === 'watch';
+  s.body = Buffer.isBuffer(s.req.body) ? s.req.body : undefined;
+  return next();
+};

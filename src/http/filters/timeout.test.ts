@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isStatusError } from '../../apimachinery/status-error.js';
+import { timeoutFilter } from './timeout.js';
+import { fakeExchange } from './test-state.js';
+
+const is504 = (e: unknown) =>
+  isStatusError(e) && e.status.code === 504 && e.status.reason === 'Timeout' && e.status.message === 'Timeout: request did not complete within the allotted timeout';
+
+test('a handler still running after the timeout gets 504, and its signal aborts', async () => {
+  const x = fakeExchange();
+  let signal: AbortSignal | undefined;
+  let finished = false;
+  const slow = async () => {
+    signal = x.state.cancellation.signal;
+    await sleep(300);
+    finished = true;
+  };
+  await assert.rejects(timeoutFilter(20)(x.state, slow), is504);
+  assert.equal(signal?.aborted, true);
+  assert.equal(finished, false, 'answered before the handler finished');
+});
+
+test('a fast handler is untouched; its errors pass through', async () => {
+  const x = fakeExchange();
+  await timeoutFilter(1000)(x.state, async () => {});
+  assert.equal(x.state.cancellation.signal.aborted, false);
+  await assert.rejects(
+    timeoutFilter(1000)(fakeExchange().state, async () => {
+      throw new Error('own error');
+    }),
+    /own error/,
+  );
+});
+
+test('time already spent before the filter counts; long-running requests have no timeout; 0 disables it', async () => {
+  const late = fakeExchange();
+  (late.state as { receivedAt: number }).receivedAt = performance.now() - 5000;
+  await assert.rejects(timeoutFilter(1000)(late.state, async () => assert.fail('must not run')), is504);
+
+  const watch = fakeExchange();
+  watch.state.longRunning = true;
+  await timeoutFilter(10)(watch.state, () => sleep(50));
+  await timeoutFilter(0)(fakeExchange().state, () => sleep(30));
+});
+
+test('?timeout= shortens the deadline; an unparsable one is a 400', async () => {
+  const x = fakeExchange();
+  x.state.query = new URLSearchParams('timeout=20ms');
+  await assert.rejects(timeoutFilter(60_000)(x.state, () => sleep(300)), is504);
+  const longer = fakeExchange();
+  longer.state.query = new URLSearchParams('timeout=1h');
+  await assert.rejects(timeoutFilter(20)(longer.state, () => sleep(300)), is504, 'never longer than the server allows');
+  const bad = fakeExchange();
+  bad.state.query = new URLSearchParams('timeout=soon');
+  await assert.rejects(
+    timeoutFilter(1000)(bad.state, async () => assert.fail('must not run')),
+    (e: unknown) => isStatusError(e) && e.status.code === 400 && e.status.message === 'invalid timeout specified in the request URL - time: invalid duration "soon"',
+  );
+});
