@@ -9,12 +9,6 @@ import type * as K8s from '@kubernetes/client-node';
 import { startServer, type TestServer } from './harness.js';
 import { makeCACert } from '../fixtures/certs.js';
 
-/**
- * Signer-linked bundle names hold ':', which client-node percent-encodes in paths; they work
- * once the server decodes path segments (frontdoor's branch). The integrator flips this to true
- * after merging it.
- */
-export const FRONTDOOR_PATH_DECODING_MERGED = false;
 
 type Module = typeof K8s;
 type Obj = K8s.KubernetesObject & { spec?: Record<string, unknown> };
@@ -214,8 +208,8 @@ export function describeClientNodeSuite(label: string, k8s: Module): void {
     });
 
     test(
+      // client-node percent-encodes the ':' of signer-linked names; the server decodes path segments.
       "signer-linked bundles (':' in names): read, patch, replace and delete",
-      { skip: !FRONTDOOR_PATH_DECODING_MERGED && "needs frontdoor's percent-decoded path segments (flip FRONTDOOR_PATH_DECODING_MERGED after merging)" },
       async () => {
         const k = kinds[1]!;
         const name = 'example.com:signer:x';
