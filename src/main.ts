@@ -33,13 +33,22 @@ import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
 import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
-import { startCompactor } from './storage/compactor.js';
+import { startCompactor, type Compactor } from './storage/compactor.js';
+import { EtcdStore } from './storage/etcd-store.js';
+import { startEtcdCompactor } from './storage/etcd-compactor.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
 
 function openStorage(config: ServerConfig): RevisionedStore {
-  return config.storage.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: config.storage.path, durability: config.storage.durability });
+  const s = config.storage;
+  if (s.kind === 'etcd') return new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
+  return s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
+}
+
+/** SQLite compacts itself; replicas on one etcd take turns through etcd (etcd-compactor.ts). */
+function startCompaction(storage: RevisionedStore, intervalMs: number, onError: (err: unknown) => void): Compactor {
+  return storage instanceof EtcdStore ? startEtcdCompactor(storage, intervalMs, onError) : startCompactor(storage, intervalMs, onError);
 }
 
 /** One watch cache per kind: lists and watches are served from memory, fed by one store watch. */
@@ -84,7 +93,7 @@ async function main(): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 
   const storage = openStorage(config);
-  const compactor = startCompactor(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
+  const compactor = startCompaction(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
   const caches = await startCaches(storage, logger);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
