@@ -33,9 +33,8 @@ import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
 import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
-import { startCompactor, type Compactor } from './storage/compactor.js';
 import { EtcdStore } from './storage/etcd-store.js';
-import { startEtcdCompactor } from './storage/etcd-compactor.js';
+import { startCompaction } from './storage/etcd-compactor.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
@@ -44,11 +43,6 @@ function openStorage(config: ServerConfig): RevisionedStore {
   const s = config.storage;
   if (s.kind === 'etcd') return new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
   return s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
-}
-
-/** SQLite compacts itself; replicas on one etcd take turns through etcd (etcd-compactor.ts). */
-function startCompaction(storage: RevisionedStore, intervalMs: number, onError: (err: unknown) => void): Compactor {
-  return storage instanceof EtcdStore ? startEtcdCompactor(storage, intervalMs, onError) : startCompactor(storage, intervalMs, onError);
 }
 
 /** One watch cache per kind: lists and watches are served from memory, fed by one store watch. */

@@ -5,9 +5,10 @@
 // for the next interval. So history is kept for at least one interval, and etcd is compacted
 // once per interval however many replicas there are.
 
-import type { Compactor } from './compactor.js';
+import { startCompactor, type Compactor } from './compactor.js';
+import type { RevisionedStore } from './revisioned-store.js';
 import { toStorageError } from './etcd-errors.js';
-import { COMPACT_KEY, type EtcdStore } from './etcd-store.js';
+import { COMPACT_KEY, EtcdStore } from './etcd-store.js';
 
 export interface CompactionTurn {
   /** The compaction key's version after this turn (the next turn compares against it). */
@@ -75,4 +76,9 @@ export function startEtcdCompactor(store: EtcdStore, intervalMs: number, onError
   timer.unref();
   void tick();
   return { stop: () => clearInterval(timer) };
+}
+
+/** The compaction a store needs: SQLite compacts itself; replicas on one etcd take turns through etcd. */
+export function startCompaction(store: RevisionedStore, intervalMs: number, onError: (err: unknown) => void): Compactor {
+  return store instanceof EtcdStore ? startEtcdCompactor(store, intervalMs, onError) : startCompactor(store, intervalMs, onError);
 }
