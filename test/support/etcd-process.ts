@@ -68,6 +68,8 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
   const specs: { name: string; client: number; peer: number }[] = [];
   for (let i = 0; i < size; i++) specs.push({ name: `m${i}`, client: await freePort(), peer: await freePort() });
   const initialCluster = specs.map((s) => `${s.name}=http://127.0.0.1:${s.peer}`).join(',');
+  // One token for the whole cluster: members with different tokens refuse each other.
+  const token = `t-${process.pid}-${specs[0]!.client}`;
   const members = specs.map((s) =>
     member(bin, {
       name: s.name,
@@ -75,7 +77,7 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
       peerUrl: `http://127.0.0.1:${s.peer}`,
       dataDir: join(dir, s.name),
       initialCluster,
-      token: `t-${process.pid}-${s.client}`,
+      token,
       args: opts.args ?? [],
       inherit: opts.inheritOutput ?? false,
     }),
