@@ -138,7 +138,13 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     for (let startAfter = after ? this.prefix + after : ''; ; ) {
       let page;
       try {
-        page = await this.storage.list(this.prefix, { revision: snapshot || undefined, limit: limit ? Math.max(limit, 100) : 0, startAfter: startAfter || undefined });
+        page = await this.storage.list(this.prefix, {
+          revision: snapshot || undefined,
+          limit: limit ? Math.max(limit, 100) : 0,
+          startAfter: startAfter || undefined,
+          // resourceVersion=0: the cache's state as it is, no consistent-read round trip (kube).
+          anyRecent: !snapshot && query.resourceVersion === '0',
+        });
       } catch (err) {
         return translateStorageError(err, this.gr, '', snapshot);
       }

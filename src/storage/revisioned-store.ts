@@ -33,6 +33,11 @@ export interface ListOptions {
   limit?: number;
   /** Only keys strictly greater than this one (pagination). */
   startAfter?: string;
+  /**
+   * resourceVersion "0": any recent state will do. A cache then answers from memory without
+   * first asking the store for its current revision; stores ignore it.
+   */
+  anyRecent?: boolean;
 }
 
 export interface ListResult {

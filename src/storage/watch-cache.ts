@@ -159,7 +159,7 @@ export class WatchCache implements RevisionedStore {
       if (opts.revision < this.lastChange || opts.revision > this.revision) return this.store.list(prefix, opts);
       revision = opts.revision;
     } else {
-      if (!(await this.fresh())) return this.store.list(prefix, opts);
+      if (!opts.anyRecent && !(await this.fresh())) return this.store.list(prefix, opts);
       revision = this.revision;
     }
     this.sortedKeys ??= [...this.items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
