@@ -15,9 +15,11 @@ export interface ErrorContext {
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** etcd did not answer in time (no quorum, an overloaded member): the outcome is unknown. */
+const TIMEOUT = [/etcdserver: request timed out/, /Deadline exceeded/i, /DEADLINE_EXCEEDED/];
+
 /** etcd or transport conditions after which a retry on another member or later may succeed. */
 const UNAVAILABLE = [
-  /etcdserver: request timed out/,
   /etcdserver: leader changed/,
   /etcdserver: no leader/,
   /etcdserver: not capable/,
@@ -25,8 +27,6 @@ const UNAVAILABLE = [
   /etcdserver: server stopped/,
   /etcdserver: mvcc: database space exceeded/,
   /database space exceeded/,
-  /Deadline exceeded/i,
-  /DEADLINE_EXCEEDED/,
   /UNAVAILABLE/,
   /No connection established/i,
   /ECONNREFUSED/,
@@ -49,6 +49,7 @@ export function toStorageError(err: unknown, ctx: ErrorContext = {}): StorageErr
   if (/request is too large/.test(text) || /RESOURCE_EXHAUSTED.*(?:larger than max|message larger)/i.test(text)) {
     return new StorageError('ValueTooLarge', `etcd: ${text}`, ctx.key);
   }
+  if (TIMEOUT.some((re) => re.test(text))) return new StorageError('Timeout', `etcd: ${text}`, ctx.key);
   if (UNAVAILABLE.some((re) => re.test(text))) return new StorageError('Unavailable', `etcd: ${text}`, ctx.key);
   // Anything else (authentication, permissions, corruption): still a storage failure a client
   // can retry; the message keeps etcd's reason.

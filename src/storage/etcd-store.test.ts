@@ -100,7 +100,7 @@ async function retry<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      if (i >= 50 || !isStorageError(err, 'Unavailable')) throw err;
+      if (i >= 50 || !(isStorageError(err, 'Unavailable') || isStorageError(err, 'Timeout'))) throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
   }

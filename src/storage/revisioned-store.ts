@@ -94,6 +94,8 @@ export type StorageErrorCode =
   | 'KeyNotFound'
   | 'KeyExists'
   | 'Conflict'
+  /** The store did not answer in time (etcd without quorum); the write may or may not have happened. */
+  | 'Timeout'
   | 'Compacted'
   | 'RevisionTooLarge'
   | 'ValueTooLarge'
