@@ -3,7 +3,9 @@
 // whoever asked for them (never left running). Which etcd: $ETCD_BIN, else `etcd` on PATH.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +41,17 @@ export interface EtcdClusterOptions {
   args?: string[];
   /** Member stdout/stderr to our stderr (the cluster script). */
   inheritOutput?: boolean;
+  /** Serve clients over TLS with this certificate, requiring client certificates signed by `caFile`. */
+  tls?: EtcdTls;
+}
+
+export interface EtcdTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  /** A client certificate and key the health check presents. */
+  clientCertFile: string;
+  clientKeyFile: string;
 }
 
 export const etcdBinary = (): string | undefined => findExecutable(process.env.ETCD_BIN ?? 'etcd');
@@ -73,13 +86,17 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
   const members = specs.map((s) =>
     member(bin, {
       name: s.name,
-      clientUrl: `http://127.0.0.1:${s.client}`,
+      clientUrl: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${s.client}`,
       peerUrl: `http://127.0.0.1:${s.peer}`,
       dataDir: join(dir, s.name),
       initialCluster,
       token,
-      args: opts.args ?? [],
+      args: [
+        ...(opts.tls ? ['--cert-file', opts.tls.certFile, '--key-file', opts.tls.keyFile, '--trusted-ca-file', opts.tls.caFile, '--client-cert-auth'] : []),
+        ...(opts.args ?? []),
+      ],
       inherit: opts.inheritOutput ?? false,
+      tls: opts.tls,
     }),
   );
   const stopAll = async (): Promise<void> => {
@@ -104,6 +121,7 @@ interface MemberSpec {
   token: string;
   args: string[];
   inherit: boolean;
+  tls?: EtcdTls;
 }
 
 function member(bin: string, spec: MemberSpec): EtcdMember {
@@ -145,7 +163,7 @@ function member(bin: string, spec: MemberSpec): EtcdMember {
       };
       child.stdout?.on('data', keep);
       child.stderr?.on('data', keep);
-      await waitUntilServing(spec.clientUrl, () => m.running(), () => output);
+      await waitUntilServing(spec.clientUrl, () => m.running(), () => output, spec.tls);
     },
     async stop() {
       const c = child;
@@ -161,13 +179,12 @@ function member(bin: string, spec: MemberSpec): EtcdMember {
 }
 
 /** Polls the member's /health (bounded) until it reports healthy, i.e. the cluster has a leader. */
-async function waitUntilServing(clientUrl: string, alive: () => boolean, log: () => string): Promise<void> {
+async function waitUntilServing(clientUrl: string, alive: () => boolean, log: () => string, tls?: EtcdTls): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (!alive()) throw new Error(`etcd at ${clientUrl} exited during start:\n${log()}`);
     try {
-      const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
-      const body = (await res.json()) as { health?: string };
+      const body = JSON.parse(await getText(`${clientUrl}/health`, tls)) as { health?: string };
       if (body.health === 'true') return;
     } catch {
       // not listening yet, or no leader yet
@@ -175,4 +192,18 @@ async function waitUntilServing(clientUrl: string, alive: () => boolean, log: ()
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`etcd at ${clientUrl} did not become healthy within 30 s:\n${log()}`);
+}
+
+/** GET over http or https (with the test CA and client certificate), bounded to one second. */
+function getText(url: string, tls?: EtcdTls): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const opts = tls ? { ca: readFileSync(tls.caFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) } : {};
+    const req = (url.startsWith('https:') ? https : http).get(url, { ...opts, timeout: 1000 }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve(text));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
 }
