@@ -86,9 +86,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (this.subresource) throw methodNotSupported({ group: this.definition.group, resource: `${this.definition.plural}/${this.subresource}` }, verb);
   }
 
-  private async read(name: string): Promise<KeyValue | undefined> {
+  private async read(name: string, anyRecent = false): Promise<KeyValue | undefined> {
     try {
-      return (await this.storage.get(this.key(name))).kv;
+      return (await this.storage.get(this.key(name), { anyRecent })).kv;
     } catch (err) {
       return translateStorageError(err, this.gr, name);
     }
@@ -101,7 +101,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       const current = await this.storage.currentRevision();
       if (wanted > current) throw resourceVersionTooLarge(wanted, current);
     }
-    const kv = await this.read(name);
+    const kv = await this.read(name, rv === '0');
     if (!kv) throw notFound(this.gr, name);
     return decodeObject<T>(kv);
   }

@@ -17,6 +17,8 @@ export interface KeyValue {
 export interface GetOptions {
   /** Read as of this revision (0 or absent: latest). Older than the compacted revision → Compacted. */
   revision?: number;
+  /** resourceVersion "0": any recent state will do (a cache answers from memory); stores ignore it. */
+  anyRecent?: boolean;
 }
 
 export interface GetResult {

@@ -34,3 +34,30 @@ test('anyRecent lists skip the revision read; consistent lists make exactly one'
     await store.close();
   }
 });
+
+class CountingGets extends MemoryStore {
+  gets = 0;
+  override async get(key: string, opts?: Parameters<MemoryStore['get']>[1]) {
+    this.gets++;
+    return super.get(key, opts);
+  }
+}
+
+test('anyRecent gets are answered from the cache; plain gets read the store', async () => {
+  const store = new CountingGets();
+  const cache = await WatchCache.start({ store, prefix: '/r/' });
+  try {
+    const put = await store.optimisticPut('/r/a', new TextEncoder().encode('a'), 0);
+    await cache.list('/r/'); // caught up
+    const before = store.gets;
+    const cached = await cache.get('/r/a', { anyRecent: true });
+    assert.equal(cached.kv?.modRevision, put.revision);
+    assert.equal((await cache.get('/r/missing', { anyRecent: true })).kv, undefined);
+    assert.equal(store.gets, before, 'no store read for resourceVersion=0');
+    assert.equal((await cache.get('/r/a')).kv?.modRevision, put.revision);
+    assert.equal(store.gets, before + 1);
+  } finally {
+    await cache.close();
+    await store.close();
+  }
+});

@@ -146,7 +146,12 @@ export class WatchCache implements RevisionedStore {
     return prefix.startsWith(this.prefix);
   }
 
-  get(key: string, opts?: GetOptions): Promise<GetResult> {
+  async get(key: string, opts?: GetOptions): Promise<GetResult> {
+    // resourceVersion=0 (kube's cacher does the same): the cache's copy as it is; otherwise the store.
+    if (opts?.anyRecent && !opts.revision && this.covers(key)) {
+      const kv = this.items.get(key);
+      return kv ? { kv, revision: this.revision } : { revision: this.revision };
+    }
     return this.store.get(key, opts);
   }
 
