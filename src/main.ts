@@ -35,6 +35,7 @@ import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
 import { EtcdStore } from './storage/etcd-store.js';
 import { startCompaction } from './storage/etcd-compactor.js';
+import { monitorEtcdHealth } from './storage/etcd-health.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
 
   const storage = openStorage(config);
   const compactor = startCompaction(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
+  const etcdHealth = storage instanceof EtcdStore ? monitorEtcdHealth(storage) : undefined;
   const caches = await startCaches(storage, logger);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
@@ -126,7 +128,7 @@ async function main(): Promise<void> {
     logger,
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,
-    readinessProblems: () => [policy.health()].filter(Boolean),
+    readinessProblems: () => [policy.health(), etcdHealth?.problem()].filter((p): p is string => Boolean(p)),
   });
   const { port } = await server.listen(config.bindAddress, config.securePort);
   const url = `https://${urlHost(config.bindAddress)}:${port}`;
@@ -141,6 +143,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await server.close();
     compactor.stop();
+    etcdHealth?.stop();
     await Promise.all(caches.map((c) => c.close()));
     await audit?.close();
     policy.close();

@@ -1,7 +1,8 @@
 // Faults on a 3-member etcd under one replica: one member down changes nothing a client sees;
 // quorum lost makes writes fail within the request timeout with a clean 504 Status carrying
-// etcd's reason and Retry-After, while resourceVersion=0 lists keep being served from the
-// cache; quorum back, the replica recovers by itself and nothing acknowledged is lost.
+// etcd's reason and Retry-After, /readyz fails its etcd check, while resourceVersion=0 lists
+// keep being served from the cache; quorum back, the replica recovers by itself (ready again)
+// and nothing acknowledged is lost.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,6 +45,7 @@ describe('a replica on a 3-member etcd under faults', { skip: !haveEtcd }, () =>
     }
     const list = await server.request('GET', SC);
     assert.equal(list.status, 200);
+    assert.equal((await eventually(() => server.request('GET', '/readyz'), (r) => r.status === 200)).status, 200, 'ready with two of three members');
     for (const name of acknowledged) assert.ok(list.json.items.some((i: any) => i.metadata.name === name), name);
   });
 
@@ -55,6 +57,9 @@ describe('a replica on a 3-member etcd under faults', { skip: !haveEtcd }, () =>
     assert.equal(r.json.reason, 'Timeout');
     assert.match(r.json.message, /etcd/);
     assert.ok(Number(r.headers['retry-after']) >= 1);
+    const ready = await eventually(() => server.request('GET', '/readyz?verbose'), (x) => x.status === 500);
+    assert.equal(ready.status, 500);
+    assert.match(ready.text, /\[-\]etcd: /);
     const cached = await server.request('GET', `${SC}?resourceVersion=0`);
     assert.equal(cached.status, 200, cached.text);
     for (const name of acknowledged) assert.ok(cached.json.items.some((i: any) => i.metadata.name === name), name);
@@ -75,7 +80,18 @@ describe('a replica on a 3-member etcd under faults', { skip: !haveEtcd }, () =>
       await new Promise((r) => setTimeout(r, 500));
     }
     assert.equal(list!.status, 200, list!.text);
+    assert.equal((await eventually(() => server.request('GET', '/readyz'), (x) => x.status === 200)).status, 200, 'ready again');
     const names = new Set(list!.json.items.map((i: any) => i.metadata.name));
     for (const name of acknowledged) assert.ok(names.has(name), `acknowledged ${name} is kept`);
   });
 });
+
+/** Polls `fn` (bounded: 60 tries, 250 ms apart) until `done` holds; returns the last answer. */
+async function eventually<T>(fn: () => Promise<T>, done: (t: T) => boolean): Promise<T> {
+  let last = await fn();
+  for (let i = 0; i < 60 && !done(last); i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    last = await fn();
+  }
+  return last;
+}
