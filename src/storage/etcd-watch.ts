@@ -195,7 +195,7 @@ export class EtcdWatch implements StoreWatch {
       if (revision <= this.last) continue; // already delivered before a reconnect
       this.last = revision;
       const prevKv = e.prev_kv ? kvOf(this.deps.keys, e.prev_kv) : undefined;
-      if (e.type === 'Delete' || (e.type as unknown) === 1) {
+      if (e.type === 'Delete') {
         this.push({ type: 'delete', revision, key: kv.key, prevKv: prevKv ?? { key: kv.key, value: new Uint8Array(), createRevision: 0, modRevision: 0 } });
       } else {
         this.push(prevKv ? { type: 'put', revision, kv, prevKv } : { type: 'put', revision, kv });
