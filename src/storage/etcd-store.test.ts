@@ -73,6 +73,35 @@ if (haveEtcd) {
       }
     });
 
+    test('a progress answer never overtakes the history a new watch is still replaying (etcd 3.4)', async () => {
+      const store = await freshStore();
+      const ac = new AbortController();
+      try {
+        const first = await store.optimisticPut('/p/first', enc('f'), 0);
+        const writes = await Promise.all(Array.from({ length: 300 }, (_, i) => store.optimisticPut(`/p/${String(i).padStart(3, '0')}`, enc(String(i)), 0)));
+        const last = Math.max(...writes.map((w) => w.revision));
+        const w = store.watch('/p/', { afterRevision: first.revision, signal: ac.signal });
+        w.requestProgress();
+        const events: WatchEvent[] = [];
+        await new Promise<void>((resolve, reject) => {
+          w.start({
+            next: (e) => {
+              events.push(e);
+              if (e.type === 'progress' && e.revision >= last) resolve();
+              return true;
+            },
+            end: (err) => (err ? reject(err) : resolve()),
+          });
+        });
+        const progressAt = events.findIndex((e) => e.type === 'progress');
+        const delivered = events.slice(0, progressAt).filter((e) => e.revision <= events[progressAt]!.revision);
+        assert.equal(delivered.length, 300, 'every event up to the progress revision came before it');
+      } finally {
+        ac.abort();
+        await store.close();
+      }
+    });
+
     test('a read below the compaction is Compacted with the compacted revision; the current value stays', async () => {
       const store = await freshStore();
       try {

@@ -34,6 +34,8 @@ interface DuplexStream {
 
 /** Queued events past which the gRPC stream is paused. */
 const PAUSE_AT = 1000;
+/** How long after a watcher's creation progress answers are not trusted (etcd syncs new watchers every 100 ms). */
+const SETTLE_MS = 300;
 /** Reconnect attempts (with backoff) before the watch gives up with Unavailable; reset on success. */
 const MAX_ATTEMPTS = 12;
 
@@ -58,6 +60,9 @@ export class EtcdWatch implements StoreWatch {
   private stream: DuplexStream | undefined;
   private created = false;
   private progressWanted = false;
+  private progressTimer: NodeJS.Timeout | undefined;
+  /** Progress answers are trusted from this time on (see sendProgressRequest). */
+  private settledAt = 0;
   private attempts = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly range: { key: Buffer; rangeEnd: Buffer };
@@ -106,8 +111,32 @@ export class EtcdWatch implements StoreWatch {
   }
 
   requestProgress(): void {
-    if (this.created && this.stream) this.stream.write({ progress_request: {} });
-    else this.progressWanted = true;
+    this.progressWanted = true;
+    this.sendProgressRequest();
+  }
+
+  /**
+   * Sends the wanted progress request once the watcher is settled. etcd before 3.4.25/3.5.8
+   * answers a progress request at once with its current revision even while a new watcher is
+   * still replaying history (etcd issue 15220), which would claim events not yet sent; etcd
+   * moves a new watcher onto the live path within one of its 100 ms sync rounds, so requests
+   * wait SETTLE_MS after each (re)creation, and answers that arrive earlier are not trusted.
+   */
+  private sendProgressRequest(): void {
+    if (!this.progressWanted || !this.created || !this.stream) return;
+    const wait = this.settledAt - Date.now();
+    if (wait > 0) {
+      if (!this.progressTimer) {
+        this.progressTimer = setTimeout(() => {
+          this.progressTimer = undefined;
+          this.sendProgressRequest();
+        }, wait);
+        this.progressTimer.unref?.();
+      }
+      return;
+    }
+    this.progressWanted = false;
+    this.stream.write({ progress_request: {} });
   }
 
   [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
@@ -168,10 +197,8 @@ export class EtcdWatch implements StoreWatch {
       this.attempts = 0;
       this.settleReady();
       if (this.last === 0) this.last = Number(res.header.revision);
-      if (this.progressWanted) {
-        this.progressWanted = false;
-        this.stream?.write({ progress_request: {} });
-      }
+      this.settledAt = Date.now() + SETTLE_MS;
+      this.sendProgressRequest();
     }
     if (res.canceled) {
       const compacted = Number(res.compact_revision ?? 0);
@@ -186,7 +213,14 @@ export class EtcdWatch implements StoreWatch {
       // A progress notification (asked for, or etcd's periodic one): every event up to the
       // header's revision has been sent. It does not move `last`: a resumed stream starts after
       // the last event actually received.
-      if (!res.created) this.push({ type: 'progress', revision: Number(res.header.revision) });
+      if (res.created) return;
+      if (Date.now() < this.settledAt) {
+        // Possibly ahead of the history still being replayed (see sendProgressRequest): ask again later.
+        this.progressWanted = true;
+        this.sendProgressRequest();
+        return;
+      }
+      this.push({ type: 'progress', revision: Number(res.header.revision) });
       return;
     }
     for (const e of events) {
@@ -253,6 +287,7 @@ export class EtcdWatch implements StoreWatch {
     this.ended = true;
     this.dropStream();
     clearTimeout(this.retryTimer);
+    clearTimeout(this.progressTimer);
     const sink = this.sink;
     this.sink = undefined;
     this.deps.released(this);
