@@ -18,12 +18,13 @@ import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-b
 import { benchPatchTypes } from './patch-bench.js';
 import { benchListFromCache } from './list-bench.js';
 import { benchOverload } from './overload-bench.js';
+import { benchEtcd } from './etcd-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const CONNECTIONS = [1, 16, 50];
 /** `npm run bench -- watch list`: only these sections (all when none are named). */
-const SECTIONS = ['crud', 'patch', 'watch', 'list', 'ctb', 'overload'] as const;
+const SECTIONS = ['crud', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd'] as const;
 const asked = process.argv.slice(2);
 for (const a of asked) if (!(SECTIONS as readonly string[]).includes(a)) throw new Error(`unknown bench section ${a}; sections: ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]): boolean => asked.length === 0 || asked.includes(section);
@@ -56,9 +57,9 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
   });
 }
 
-async function startApiServer(nodeArgs: string[] = []): Promise<Started> {
+async function startApiServer(nodeArgs: string[] = [], serverArgs: string[] = []): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-  const child = spawn(process.execPath, [...nodeArgs, join(here, '../src/main.js'), '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'error'], {
+  const child = spawn(process.execPath, [...nodeArgs, join(here, '../src/main.js'), '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'error', ...serverArgs], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const m = await waitForLine(child, /ready at (https:\/\/\S+) \(kubeconfig: (.+)\)/, 60_000);
@@ -150,6 +151,18 @@ async function main(): Promise<void> {
       };
       await compare('get    ', `${SC}/bench-get`, 0.4);
       await compare('list100', `${SC}?limit=100`);
+    }
+
+    if (runs('etcd')) {
+      await benchEtcd({
+        durationMs: DURATION_MS,
+        startServer: async (args) => {
+          const s = await startApiServer([], args);
+          return { ...s, stop: async () => { await stop(s.child); rmSync(s.dataDir, { recursive: true, force: true }); } };
+        },
+        request: (s, path, method, body) => fetchBody({ ...s, child: server.child, dataDir: '' }, path, method, body),
+        row,
+      });
     }
 
     if (runs('patch')) {

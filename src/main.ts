@@ -34,7 +34,9 @@ import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
 import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
-import { startCompactor } from './storage/compactor.js';
+import { EtcdStore } from './storage/etcd-store.js';
+import { startCompaction } from './storage/etcd-compactor.js';
+import { monitorEtcdHealth } from './storage/etcd-health.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 import { observedAuthenticator } from './auth/authentication-observer.js';
 import { selfReviewDiscovery } from './http/self-review.js';
@@ -48,10 +50,15 @@ import type { StorageObserver } from './storage/storage-observer.js';
 import { startControllers, type RunningControllers } from './controllers/start-controllers.js';
 import type { ServiceCIDRObject } from './controllers/service-cidr-api.js';
 
+/** How long the ready line waits for the controllers' first sync. */
+const CONTROLLERS_START_WAIT_MS = 10_000;
+
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
 
 function openStorage(config: ServerConfig): RevisionedStore {
-  return config.storage.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: config.storage.path, durability: config.storage.durability });
+  const s = config.storage;
+  if (s.kind === 'etcd') return new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
+  return s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
 }
 
 /**
@@ -98,15 +105,15 @@ function buildEndpoints(caches: readonly RevisionedStore[], authorizer: Authoriz
 /**
  * The in-process controllers (default `kubernetes` ServiceCIDR, ServiceCIDR finalizer and Ready
  * condition) on their own registry stores over the watch caches: they read and write like any
- * client, so they see exactly what clients see. Resolves once the default ServiceCIDR exists
- * (kube-apiserver holds readiness until then).
+ * client, so they see exactly what clients see. Resolves once their informers have synced;
+ * `initialized` once the default ServiceCIDR exists (readiness waits for it, as kube's does).
  */
 async function runControllers(config: ServerConfig, caches: readonly RevisionedStore[], logger: Logger): Promise<RunningControllers> {
   const i = allResources.findIndex((d) => d.plural === 'servicecidrs');
   const definition = allResources[i]! as unknown as ResourceDefinition<ServiceCIDRObject>;
   const statusStrategy = definition.subresources.find((s) => s.name === 'status')!.strategy;
   const storage = caches[i]!;
-  const controllers = await startControllers({
+  return startControllers({
     serviceCIDRs: {
       main: new GenericStore<ServiceCIDRObject>({ definition, strategy: definition.strategy, subresource: '', storage, admission: [] }),
       status: new GenericStore<ServiceCIDRObject>({ definition, strategy: statusStrategy, subresource: 'status', storage, admission: [] }),
@@ -115,8 +122,6 @@ async function runControllers(config: ServerConfig, caches: readonly RevisionedS
     enabled: config.controllers,
     logger: logger.child({ component: 'controllers' }),
   });
-  await controllers.initialized;
-  return controllers;
 }
 /** `platform-apiserver trust-anchors …`: the client-side command, not the server. */
 async function runSubcommand(argv: readonly string[]): Promise<boolean> {
@@ -158,7 +163,9 @@ async function main(): Promise<void> {
   const backend = openStorage(config);
   // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
   const storage = timedStore(backend, metrics.storage, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
-  const compactor = startCompactor(storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
+  // etcd's compactor coordinates replicas through etcd itself, so it needs the etcd store.
+  const compactor = startCompaction(backend instanceof EtcdStore ? backend : storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
+  const etcdHealth = backend instanceof EtcdStore ? monitorEtcdHealth(backend) : undefined;
   const caches = await startCaches(storage, logger, metrics.storage);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
@@ -188,7 +195,17 @@ async function main(): Promise<void> {
     ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL, metrics.audit)
     : undefined;
 
-  const controllers = await runControllers(config, caches, logger); // issue #14
+  // Controllers start beside the server, never before it: with storage out of reach they keep
+  // trying, and readiness (poststarthook/start-service-cidr-controllers) waits for them.
+  let controllers: RunningControllers | undefined; // issue #14
+  let controllersReady = false;
+  const controllersStarted = runControllers(config, caches, logger)
+    .then(async (c) => {
+      controllers = c;
+      await c.initialized;
+      controllersReady = true;
+    })
+    .catch((err: unknown) => logger.error({ err }, 'controllers failed to start'));
   const server = createApiServer({
     audit,
     resources: buildEndpoints(caches, authorizer, metrics.storage),
@@ -199,10 +216,12 @@ async function main(): Promise<void> {
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,
     health: buildHealthChecks({
-      store: backend,
+      // etcd's health is probed in the background; SQLite reports its own (StoreHealth).
+      store: etcdHealth ? { liveness: () => etcdHealth.problem(), readiness: () => etcdHealth.problem() } : backend,
       caches: () => caches.map((c) => c.health()),
       policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
       shuttingDown: () => shutdown.shuttingDown,
+      extra: config.controllers.size ? [{ name: 'poststarthook/start-service-cidr-controllers', check: () => (controllersReady ? undefined : 'the ServiceCIDR controllers have not synced yet') }] : [],
     }),
     onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
     metrics: () => metrics.render(),
@@ -219,8 +238,9 @@ async function main(): Promise<void> {
     parentCheckMs: process.env.npm_lifecycle_event === 'start' ? 1000 : 0,
     stopServing: () => server.close(),
     async release() {
-      await controllers.stop(); // issue #14
+      await controllers?.stop(); // issue #14
       compactor.stop();
+      etcdHealth?.stop();
       await Promise.all(caches.map((c) => c.close()));
       await audit?.close();
       policy.close();
@@ -228,6 +248,9 @@ async function main(): Promise<void> {
     },
   });
   const { port } = await server.listen(config.bindAddress, config.securePort);
+  // On a reachable store the default ServiceCIDR exists before the ready line (a client's first
+  // `kubectl get` sees it); on an unreachable one the server announces itself not ready instead.
+  await Promise.race([controllersStarted, new Promise((resolve) => setTimeout(resolve, CONTROLLERS_START_WAIT_MS).unref())]);
   const url = `https://${urlHost(config.bindAddress)}:${port}`;
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
   writeAdminKubeconfig({ path: kubeconfigPath, server: url, caCertPem: tls.caCertPem, token: adminToken });

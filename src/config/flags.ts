@@ -6,7 +6,19 @@ import { parseDuration } from '../storage/compactor.js';
 import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
 import { parseServiceClusterIPRange, resolveControllers } from './service-ip-range.js';
 
-export type StorageConfig = { kind: 'sqlite'; path: string; durability: 'full' | 'normal' } | { kind: 'memory' };
+export type StorageConfig =
+  | { kind: 'sqlite'; path: string; durability: 'full' | 'normal' }
+  | { kind: 'memory' }
+  | {
+      kind: 'etcd';
+      /** Client URLs of the etcd members (--etcd-servers). */
+      servers: string[];
+      /** Where the registry's tree lives in etcd (--etcd-prefix). */
+      prefix: string;
+      caFile?: string;
+      certFile?: string;
+      keyFile?: string;
+    };
 
 export interface ServerConfig {
   dataDir: string;
@@ -88,7 +100,12 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--data-dir <dir>', 'database, generated certificates, admin token and kubeconfig', './data')
     .option('--bind-address <address>', 'address to listen on', '127.0.0.1')
     .option('--secure-port <port>', 'HTTPS port (0 picks a free one)', port, 6443)
-    .option('--storage-backend <backend>', 'sqlite or memory', 'sqlite')
+    .option('--storage-backend <backend>', 'sqlite, memory or etcd (etcd3)', 'sqlite')
+    .option('--etcd-servers <urls>', 'etcd: comma-separated client URLs of the members (http:// or https://)')
+    .option('--etcd-prefix <prefix>', 'etcd: the key prefix of every object', '/registry')
+    .option('--etcd-cafile <file>', 'etcd: CA bundle (PEM) that etcd\'s serving certificates are verified against')
+    .option('--etcd-certfile <file>', 'etcd: client certificate (PEM) for TLS to etcd')
+    .option('--etcd-keyfile <file>', 'etcd: client key (PEM) for TLS to etcd')
     .option('--storage-durability <mode>', 'sqlite: full (sync each commit) or normal', 'full')
     .option('--tls-cert-file <file>', 'serving certificate (PEM); generated when absent')
     .option('--tls-private-key-file <file>', 'serving key (PEM)')
@@ -119,7 +136,9 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
   const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));
   const backend = String(o.storageBackend);
-  if (backend !== 'sqlite' && backend !== 'memory') throw new InvalidArgumentError(`--storage-backend must be sqlite or memory, not ${JSON.stringify(backend)}`);
+  if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd' && backend !== 'etcd3') {
+    throw new InvalidArgumentError(`--storage-backend must be sqlite, memory or etcd, not ${JSON.stringify(backend)}`);
+  }
   const durability = String(o.storageDurability);
   if (durability !== 'full' && durability !== 'normal') throw new InvalidArgumentError('--storage-durability must be full or normal');
   if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new InvalidArgumentError('--tls-cert-file and --tls-private-key-file go together');
@@ -132,7 +151,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     dataDir,
     bindAddress: String(o.bindAddress),
     securePort: Number(o.securePort),
-    storage: backend === 'memory' ? { kind: 'memory' } : { kind: 'sqlite', path: resolve(dataDir, 'state.db'), durability },
+    storage: backend === 'memory' ? { kind: 'memory' } : backend.startsWith('etcd') ? etcdConfig(o) : { kind: 'sqlite', path: resolve(dataDir, 'state.db'), durability },
     tlsCertFile: o.tlsCertFile as string | undefined,
     tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
     tokenAuthFile: o.tokenAuthFile as string | undefined,
@@ -153,5 +172,29 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     maxRequestsInflight: Number(o.maxRequestsInflight),
     maxMutatingRequestsInflight: Number(o.maxMutatingRequestsInflight),
     requestTimeoutMs: duration(String(o.requestTimeout), '--request-timeout'),
+  };
+}
+
+/** The etcd storage flags, checked: servers are required, TLS files go together. */
+function etcdConfig(o: Record<string, string | number | string[] | undefined>): StorageConfig {
+  const servers = String(o.etcdServers ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (servers.length === 0) throw new InvalidArgumentError('--storage-backend etcd needs --etcd-servers');
+  for (const s of servers) {
+    if (!/^https?:\/\/[^/]+\/?$/.test(s)) throw new InvalidArgumentError(`--etcd-servers: ${JSON.stringify(s)} is not an http:// or https:// URL of a member`);
+  }
+  if (Boolean(o.etcdCertfile) !== Boolean(o.etcdKeyfile)) throw new InvalidArgumentError('--etcd-certfile and --etcd-keyfile go together');
+  const prefix = String(o.etcdPrefix);
+  if (!prefix.startsWith('/')) throw new InvalidArgumentError('--etcd-prefix must start with /');
+  return {
+    kind: 'etcd',
+    servers: servers.map((s) => s.replace(/\/$/, '')),
+    // kube accepts a trailing slash; keys are prefix + '/<group>/...'.
+    prefix: prefix.replace(/\/+$/, ''),
+    caFile: o.etcdCafile as string | undefined,
+    certFile: o.etcdCertfile as string | undefined,
+    keyFile: o.etcdKeyfile as string | undefined,
   };
 }

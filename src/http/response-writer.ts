@@ -30,6 +30,7 @@ export function writeBody(reply: FastifyReply, code: number, body: unknown, opts
 
 export function writeStatus(reply: FastifyReply, status: Status, opts: Omit<WriteOptions, 'format'> & { format?: WriteOptions['format'] }): void {
   const format = opts.format?.kind === 'yaml' ? opts.format : { kind: 'json' as const };
-  if (status.code === 429 && status.details?.retryAfterSeconds) reply.header('Retry-After', String(status.details.retryAfterSeconds));
+  // Any Status that says when to retry (429, 504 from storage, ...), as kube-apiserver does.
+  if (status.details?.retryAfterSeconds) reply.header('Retry-After', String(status.details.retryAfterSeconds));
   writeBody(reply, status.code, status, { ...opts, format });
 }

@@ -96,9 +96,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return this.storage.compactedRevision().catch((err: unknown) => translateStorageError(err, this.gr, ''));
   }
 
-  private async read(name: string): Promise<KeyValue | undefined> {
+  private async read(name: string, anyRecent = false): Promise<KeyValue | undefined> {
     try {
-      return (await this.storage.get(this.key(name))).kv;
+      return (await this.storage.get(this.key(name), { anyRecent })).kv;
     } catch (err) {
       return translateStorageError(err, this.gr, name);
     }
@@ -111,7 +111,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       const current = await this.currentRevision();
       if (wanted > current) throw resourceVersionTooLarge(wanted, current);
     }
-    const kv = await this.read(name);
+    const kv = await this.read(name, rv === '0');
     if (!kv) throw notFound(this.gr, name);
     return decodeObject<T>(kv);
   }
@@ -148,7 +148,13 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     for (let startAfter = after ? this.prefix + after : ''; ; ) {
       let page;
       try {
-        page = await this.storage.list(this.prefix, { revision: snapshot || undefined, limit: limit ? Math.max(limit, 100) : 0, startAfter: startAfter || undefined });
+        page = await this.storage.list(this.prefix, {
+          revision: snapshot || undefined,
+          limit: limit ? Math.max(limit, 100) : 0,
+          startAfter: startAfter || undefined,
+          // resourceVersion=0: the cache's state as it is, no consistent-read round trip (kube).
+          anyRecent: !snapshot && query.resourceVersion === '0',
+        });
       } catch (err) {
         return translateStorageError(err, this.gr, '', snapshot);
       }

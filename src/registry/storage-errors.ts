@@ -4,6 +4,7 @@ import {
   alreadyExists,
   conflict,
   notFound,
+  timeout,
   requestEntityTooLarge,
   resourceExpired,
   resourceVersionTooLarge,
@@ -17,6 +18,9 @@ import { isStorageError } from '../storage/revisioned-store.js';
 export function translateStorageError(err: unknown, gr: GroupResource, name: string, requestedRevision?: number): never {
   if (!isStorageError(err)) throw err;
   switch (err.code) {
+    case 'Timeout':
+      // As kube-apiserver: 504 with etcd's reason, and when to try again.
+      throw timeout(err.message, 1);
     case 'KeyExists':
       throw alreadyExists(gr, name);
     case 'KeyNotFound':

@@ -21,6 +21,11 @@ export class CacheContents {
   constructor(private readonly windowSize: number) {}
 
   /** Takes a fresh list as the whole state: the window starts empty at its revision. */
+  /** The current value of one key, if the cache holds it. */
+  get(key: string): KeyValue | undefined {
+    return this.items.get(key);
+  }
+
   replace(list: ListResult): void {
     this.items = new Map(list.kvs.map((kv) => [kv.key, kv]));
     this.sortedKeys = undefined;

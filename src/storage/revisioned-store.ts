@@ -17,6 +17,8 @@ export interface KeyValue {
 export interface GetOptions {
   /** Read as of this revision (0 or absent: latest). Older than the compacted revision → Compacted. */
   revision?: number;
+  /** resourceVersion "0": any recent state will do (a cache answers from memory); stores ignore it. */
+  anyRecent?: boolean;
 }
 
 export interface GetResult {
@@ -33,6 +35,11 @@ export interface ListOptions {
   limit?: number;
   /** Only keys strictly greater than this one (pagination). */
   startAfter?: string;
+  /**
+   * resourceVersion "0": any recent state will do. A cache then answers from memory without
+   * first asking the store for its current revision; stores ignore it.
+   */
+  anyRecent?: boolean;
 }
 
 export interface ListResult {
@@ -89,6 +96,8 @@ export type StorageErrorCode =
   | 'KeyNotFound'
   | 'KeyExists'
   | 'Conflict'
+  /** The store did not answer in time (etcd without quorum); the write may or may not have happened. */
+  | 'Timeout'
   | 'Compacted'
   | 'RevisionTooLarge'
   | 'ValueTooLarge'

@@ -271,7 +271,12 @@ export class WatchCache implements RevisionedStore {
     return this.state === 'ready' && prefix.startsWith(this.prefix);
   }
 
-  get(key: string, opts?: GetOptions): Promise<GetResult> {
+  async get(key: string, opts?: GetOptions): Promise<GetResult> {
+    // resourceVersion=0 (kube's cacher does the same): the cache's copy as it is; otherwise the store.
+    if (opts?.anyRecent && !opts.revision && this.covers(key)) {
+      const kv = this.contents.get(key);
+      return kv ? { kv, revision: this.contents.revision } : { revision: this.contents.revision };
+    }
     return this.store.get(key, opts);
   }
 
@@ -284,7 +289,8 @@ export class WatchCache implements RevisionedStore {
       if (opts.revision < c.lastChange || opts.revision > c.revision) return this.store.list(prefix, opts);
       return c.list(prefix, opts, opts.revision);
     }
-    if (!(await this.fresh())) return this.store.list(prefix, opts);
+    // resourceVersion=0 (anyRecent): the cache as it is, without waiting to catch up.
+    if (!opts.anyRecent && !(await this.fresh())) return this.store.list(prefix, opts);
     return c.list(prefix, opts, c.revision);
   }
 

@@ -21,7 +21,7 @@ describe('command line', () => {
   test('bad flags exit 2 with a message and no stack trace', async () => {
     const r = await runMain(['--storage-backend', 'mysql']);
     assert.equal(r.code, 2);
-    assert.equal(r.stderr.trim(), 'platform-apiserver: --storage-backend must be sqlite or memory, not "mysql"');
+    assert.equal(r.stderr.trim(), 'platform-apiserver: --storage-backend must be sqlite, memory or etcd, not "mysql"');
     const p = await runMain(['--secure-port', 'x']);
     assert.equal(p.code, 2);
     assert.match(p.stderr, /--secure-port.*must be a port number/);

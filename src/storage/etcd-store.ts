@@ -1,0 +1,263 @@
+// The RevisionedStore contract on etcd v3 (kube-apiserver's storage/etcd3, in our terms):
+// etcd's revision is the resourceVersion; every write is one transaction comparing the key's
+// mod revision (0: must not exist) that returns the current value when the compare fails;
+// lists are ranges at one revision, paged by key; watches are etcd watches (etcd-watch.ts).
+// Nothing is cached here: several replicas may write the same etcd, so every answer is etcd's.
+
+import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
+import { connectEtcd, type EtcdConnectionOptions } from './etcd-client.js';
+import { toStorageError } from './etcd-errors.js';
+import { EtcdKeySpace } from './etcd-keys.js';
+import { EtcdWatch, kvOf } from './etcd-watch.js';
+import {
+  StorageError,
+  type DeleteResult,
+  type GetOptions,
+  type GetResult,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type PutResult,
+  type RevisionedStore,
+  type StoreWatch,
+  type WatchOptions,
+} from './revisioned-store.js';
+
+/** The key replicas compare-and-swap to take turns compacting (kube-apiserver's name for it). */
+export const COMPACT_KEY = 'compact_rev_key';
+
+export interface EtcdStoreOptions extends EtcdConnectionOptions {
+  /** Store-side root of every key ('/registry' for the server; '' for none). */
+  root?: string;
+  /** The etcd-side replacement of the root (--etcd-prefix, default '/registry'). */
+  prefix?: string;
+  /** Largest value accepted (bytes, default 8 MiB); larger writes fail with ValueTooLarge. */
+  maxValueBytes?: number;
+}
+
+/** Requests this store has sent to etcd, by kind (benchmarks count etcd reads per API read). */
+export interface EtcdStoreStats {
+  ranges: number;
+  txns: number;
+  revisionReads: number;
+  watchesOpened: number;
+}
+
+/** Longest a write waits for a watch being created (an unreachable etcd fails the write anyway). */
+const WATCH_CREATE_WAIT_MS = 2000;
+
+const waitAtMost = (p: Promise<unknown>, ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    void p.then(() => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+export class EtcdStore implements RevisionedStore {
+  readonly client: Etcd3;
+  readonly keys: EtcdKeySpace;
+  private readonly maxValueBytes: number;
+  /** The compacted revision this replica last observed (its own compactions, etcd's errors, the compact key). */
+  private compacted = 0;
+  private readonly watches = new Set<EtcdWatch>();
+  /** Watches etcd has not confirmed yet. */
+  private readonly creating = new Set<Promise<void>>();
+  private closed = false;
+  private readonly counters: EtcdStoreStats = { ranges: 0, txns: 0, revisionReads: 0, watchesOpened: 0 };
+
+  constructor(opts: EtcdStoreOptions) {
+    this.client = connectEtcd(opts);
+    this.keys = new EtcdKeySpace(opts.root ?? '/registry', opts.prefix ?? '/registry');
+    this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
+  }
+
+  stats(): EtcdStoreStats {
+    return { ...this.counters };
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
+    const res = await this.range({ key: this.keys.toEtcd(key), revision: opts.revision || 0 }, key);
+    const kv = res.kvs[0];
+    // etcd's header carries its current revision even for a read at a past one.
+    const revision = opts.revision || Number(res.header.revision);
+    return kv ? { kv: kvOf(this.keys, kv), revision } : { revision };
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const { key, rangeEnd } = this.keys.range(prefix);
+    const start = opts.startAfter !== undefined && opts.startAfter >= prefix ? Buffer.concat([this.keys.toEtcd(opts.startAfter), Buffer.from([0])]) : key;
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const res = await this.range({ key: start, range_end: rangeEnd, revision: opts.revision || 0, limit }, prefix);
+    // A paged list keeps reading at the first page's revision, so every page is one snapshot.
+    return { kvs: res.kvs.map((kv) => kvOf(this.keys, kv)), more: res.more, revision: opts.revision || Number(res.header.revision) };
+  }
+
+  async count(prefix: string): Promise<number> {
+    const { key, rangeEnd } = this.keys.range(prefix);
+    const res = await this.range({ key, range_end: rangeEnd, count_only: true }, prefix);
+    return Number(res.count);
+  }
+
+  async optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
+    if (value.byteLength > this.maxValueBytes) {
+      throw new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key);
+    }
+    const k = this.keys.toEtcd(key);
+    const res = await this.txn(key, {
+      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
+      success: [{ request_put: { key: k, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength), prev_kv: true } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!res.succeeded) throw this.lostCompare(key, expectedModRevision, res, 'put');
+    const revision = Number(res.header.revision);
+    const prev = res.responses[0]?.response_put?.prev_kv;
+    const createRevision = prev && Number(prev.create_revision) > 0 ? Number(prev.create_revision) : revision;
+    return { revision, kv: { key, value, createRevision, modRevision: revision } };
+  }
+
+  async optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    const k = this.keys.toEtcd(key);
+    // mod_revision 0 would mean "absent": deleting an absent key is KeyNotFound either way.
+    const res = await this.txn(key, {
+      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
+      success: [{ request_delete_range: { key: k, prev_kv: true } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    const deleted = res.responses[0]?.response_delete_range?.prev_kvs?.[0];
+    if (!res.succeeded || !deleted) throw this.lostCompare(key, expectedModRevision, res, 'delete');
+    return { revision: Number(res.header.revision), prevKv: kvOf(this.keys, deleted) };
+  }
+
+  watch(prefix: string, opts: WatchOptions): StoreWatch {
+    const w = new EtcdWatch(
+      {
+        client: this.client,
+        keys: this.keys,
+        observeCompacted: (rev) => this.observeCompacted(rev),
+        released: (watch) => this.watches.delete(watch),
+      },
+      prefix,
+      opts.afterRevision,
+      opts.signal,
+    );
+    if (this.closed) {
+      w.close();
+      return w;
+    }
+    this.counters.watchesOpened++;
+    this.watches.add(w);
+    w.open();
+    // Writes issued after watch() returned wait until etcd has created the watcher, so this
+    // process's own later writes are never missed by a watch "from now" (as with one process).
+    const ready = w.ready;
+    this.creating.add(ready);
+    void ready.then(() => this.creating.delete(ready));
+    return w;
+  }
+
+  /** etcd's current revision: the header of a one-key, count-only range (no values read). */
+  async currentRevision(): Promise<number> {
+    this.counters.revisionReads++;
+    const res = await this.range({ key: Buffer.from([0]), count_only: true }, '');
+    return Number(res.header.revision);
+  }
+
+  async compactedRevision(): Promise<number> {
+    return this.compacted;
+  }
+
+  /** Notes a compacted revision learned from etcd (an error, a watch, the compaction key). */
+  observeCompacted(revision: number): void {
+    if (revision > this.compacted) this.compacted = revision;
+  }
+
+  /** etcd's Compact (history below `revision` goes, cluster-wide). Coordination is etcd-compactor.ts's job. */
+  async compact(revision: number): Promise<void> {
+    const target = Math.min(revision, await this.currentRevision());
+    if (target <= this.compacted) return;
+    try {
+      await this.client.kv.compact({ revision: target, physical: false });
+    } catch (err) {
+      const e = toStorageError(err);
+      // Someone (another replica) compacted further already: that is what we wanted.
+      if (e.code !== 'Compacted') throw e;
+    }
+    this.observeCompacted(target);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of [...this.watches]) w.close();
+    this.client.close();
+  }
+
+  private async range(req: IRangeRequest, key: string): Promise<IRangeResponse> {
+    this.assertOpen(key);
+    this.counters.ranges++;
+    try {
+      return await this.client.kv.range(req);
+    } catch (err) {
+      throw await this.readError(err, key);
+    }
+  }
+
+  private async txn(key: string, req: Parameters<Etcd3['kv']['txn']>[0]): Promise<ITxnResponse> {
+    this.assertOpen(key);
+    if (this.creating.size) await waitAtMost(Promise.all(this.creating), WATCH_CREATE_WAIT_MS);
+    this.counters.txns++;
+    try {
+      return await this.client.kv.txn(req);
+    } catch (err) {
+      throw toStorageError(err, { key });
+    }
+  }
+
+  /** A read error with the revisions a client's 410 / 504 message needs. */
+  private async readError(err: unknown, key: string): Promise<StorageError> {
+    const e = toStorageError(err, { key, compacted: this.compacted });
+    if (e.code === 'RevisionTooLarge') {
+      const current = await this.currentRevision().catch(() => undefined);
+      return new StorageError(e.code, e.message, e.key, undefined, current);
+    }
+    if (e.code === 'Compacted') {
+      // etcd does not say where it compacted to; the replicas' compaction record does.
+      await this.readCompactionRecord().catch(() => undefined);
+      return new StorageError(e.code, e.message, e.key, undefined, this.compacted);
+    }
+    return e;
+  }
+
+  /**
+   * Reads the revision the replicas last compacted to from the compaction key (kube's
+   * `compact_rev_key`, outside any prefix: compaction is cluster-wide). Returns the key's
+   * version (the compactor's turn counter) and notes the revision as observed.
+   */
+  async readCompactionRecord(): Promise<{ version: number; revision: number }> {
+    const res = await this.client.kv.range({ key: Buffer.from(COMPACT_KEY) });
+    this.counters.ranges++;
+    const kv = res.kvs[0];
+    if (!kv) return { version: 0, revision: 0 };
+    const revision = Number(kv.value.toString()) || 0;
+    this.observeCompacted(revision);
+    return { version: Number(kv.version), revision };
+  }
+
+  private lostCompare(key: string, expected: number, res: ITxnResponse, op: 'put' | 'delete'): StorageError {
+    const found: IKeyValue | undefined = res.responses[0]?.response_range?.kvs?.[0];
+    const current: KeyValue | undefined = found ? kvOf(this.keys, found) : undefined;
+    if (!current) return new StorageError('KeyNotFound', `key ${key} not found`, key);
+    if (expected === 0) {
+      return op === 'put'
+        ? new StorageError('KeyExists', `key ${key} already exists`, key, current)
+        : new StorageError('KeyNotFound', `key ${key} not found`, key);
+    }
+    return new StorageError('Conflict', `key ${key} is at revision ${current.modRevision}, not ${expected}`, key, current);
+  }
+
+  private assertOpen(key: string): void {
+    if (this.closed) throw new StorageError('Unavailable', 'store is closed', key);
+  }
+}

@@ -1,0 +1,309 @@
+// One store watch on etcd: its own gRPC watch stream with one watcher (prevKV, progress
+// notifications), so a progress request answers exactly this watch. Events are pushed to the
+// consumer synchronously; a consumer that pauses makes the queue grow, and past a bound the
+// gRPC stream itself is paused (etcd then holds the events, flow control end to end).
+// A stream that breaks (member restarted, connection lost) is re-created from the revision
+// after the last event delivered, so the consumer sees no gap and no duplicate; only etcd's
+// compaction of that revision (Compacted) or an etcd that stays away (Unavailable) ends it.
+
+import type { Etcd3, IWatchResponse, IWatchRequest, IKeyValue } from 'etcd3';
+import { iterate, type EventSink } from './push-stream.js';
+import type { EtcdKeySpace } from './etcd-keys.js';
+import { toStorageError } from './etcd-errors.js';
+import { StorageError, type KeyValue, type StoreWatch, type WatchEvent } from './revisioned-store.js';
+
+export interface EtcdWatchDeps {
+  client: Etcd3;
+  keys: EtcdKeySpace;
+  /** etcd told this watch its compacted revision. */
+  observeCompacted(revision: number): void;
+  /** The watch ended (for the store's bookkeeping). */
+  released(watch: EtcdWatch): void;
+}
+
+interface DuplexStream {
+  write(req: IWatchRequest): void;
+  on(event: 'data', fn: (res: IWatchResponse) => void): void;
+  on(event: 'error', fn: (err: Error) => void): void;
+  on(event: 'end', fn: () => void): void;
+  pause(): void;
+  resume(): void;
+  end(): void;
+  cancel?(): void;
+}
+
+/** Queued events past which the gRPC stream is paused. */
+const PAUSE_AT = 1000;
+/** How long after a watcher's creation progress answers are not trusted (etcd syncs new watchers every 100 ms). */
+const SETTLE_MS = 300;
+/** Reconnect attempts (with backoff) before the watch gives up with Unavailable; reset on success. */
+const MAX_ATTEMPTS = 12;
+
+export const kvOf = (keys: EtcdKeySpace, kv: IKeyValue): KeyValue => ({
+  key: keys.fromEtcd(kv.key),
+  value: kv.value ?? new Uint8Array(),
+  createRevision: Number(kv.create_revision),
+  modRevision: Number(kv.mod_revision),
+});
+
+export class EtcdWatch implements StoreWatch {
+  private sink: EventSink<WatchEvent> | undefined;
+  private readonly queue: WatchEvent[] = [];
+  private paused = false;
+  private streamPaused = false;
+  /** No more events will be queued; `failure` (if any) is delivered once the queue is drained. */
+  private ended = false;
+  private finished = false;
+  private failure: unknown;
+  /** Revision of the last event queued (or the watch's start); a new stream resumes after it. */
+  private last: number;
+  private stream: DuplexStream | undefined;
+  private created = false;
+  private progressWanted = false;
+  private progressTimer: NodeJS.Timeout | undefined;
+  /** Progress answers are trusted from this time on (see sendProgressRequest). */
+  private settledAt = 0;
+  private attempts = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly range: { key: Buffer; rangeEnd: Buffer };
+  private settleReady!: () => void;
+  /** Resolves once etcd has created the watcher (or the watch ended). */
+  readonly ready = new Promise<void>((resolve) => (this.settleReady = resolve));
+
+  constructor(
+    private readonly deps: EtcdWatchDeps,
+    prefix: string,
+    afterRevision: number,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.range = deps.keys.range(prefix);
+    this.last = afterRevision;
+  }
+
+  /**
+   * Opens the etcd watch at once (before a consumer starts it), so a write issued after
+   * watch() returned is seen; `ready` settles when etcd has created the watcher.
+   */
+  open(): void {
+    if (this.signal?.aborted) return this.close();
+    this.signal?.addEventListener('abort', () => this.close(), { once: true });
+    void this.connect();
+  }
+
+  start(sink: EventSink<WatchEvent>): void {
+    if (this.sink) return;
+    if (this.finished) {
+      sink.end(this.failure);
+      return;
+    }
+    this.sink = sink;
+    this.drain();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.drain();
+  }
+
+  stop(): void {
+    this.sink = undefined;
+    this.close();
+  }
+
+  requestProgress(): void {
+    this.progressWanted = true;
+    this.sendProgressRequest();
+  }
+
+  /**
+   * Sends the wanted progress request once the watcher is settled. etcd before 3.4.25/3.5.8
+   * answers a progress request at once with its current revision even while a new watcher is
+   * still replaying history (etcd issue 15220), which would claim events not yet sent; etcd
+   * moves a new watcher onto the live path within one of its 100 ms sync rounds, so requests
+   * wait SETTLE_MS after each (re)creation, and answers that arrive earlier are not trusted.
+   */
+  private sendProgressRequest(): void {
+    if (!this.progressWanted || !this.created || !this.stream) return;
+    const wait = this.settledAt - Date.now();
+    if (wait > 0) {
+      if (!this.progressTimer) {
+        this.progressTimer = setTimeout(() => {
+          this.progressTimer = undefined;
+          this.sendProgressRequest();
+        }, wait);
+        this.progressTimer.unref?.();
+      }
+      return;
+    }
+    this.progressWanted = false;
+    this.stream.write({ progress_request: {} });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    return iterate(this);
+  }
+
+  /** Ends the watch cleanly (abort, stop, store closed). */
+  close(): void {
+    if (this.finished) return;
+    this.ended = true;
+    this.queue.length = 0;
+    this.finish(undefined);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.ended) return;
+    let stream: DuplexStream;
+    try {
+      stream = (await this.deps.client.watchClient.watch()) as unknown as DuplexStream;
+    } catch (err) {
+      this.broken(err);
+      return;
+    }
+    if (this.ended) {
+      stream.end();
+      return;
+    }
+    this.stream = stream;
+    this.created = false;
+    stream.on('data', (res) => {
+      if (this.stream === stream) this.onResponse(res);
+    });
+    stream.on('error', (err) => {
+      if (this.stream === stream) this.broken(err);
+    });
+    stream.on('end', () => {
+      if (this.stream === stream) this.broken(new Error('etcd ended the watch stream'));
+    });
+    stream.write({
+      create_request: {
+        key: this.range.key,
+        range_end: this.range.rangeEnd,
+        prev_kv: true,
+        progress_notify: true,
+        // From `last` itself, not last + 1: etcd then refuses (compacted) exactly when the
+        // revision after which we need events is below its compaction, as the contract says;
+        // the event at `last` is dropped as already delivered. 0: from etcd's current revision,
+        // which the created response reports.
+        start_revision: this.last,
+      },
+    });
+  }
+
+  private onResponse(res: IWatchResponse): void {
+    if (this.ended) return;
+    if (res.created) {
+      this.created = true;
+      this.attempts = 0;
+      this.settleReady();
+      if (this.last === 0) this.last = Number(res.header.revision);
+      this.settledAt = Date.now() + SETTLE_MS;
+      this.sendProgressRequest();
+    }
+    if (res.canceled) {
+      const compacted = Number(res.compact_revision ?? 0);
+      if (compacted > 0) {
+        this.deps.observeCompacted(compacted);
+        return this.fail(new StorageError('Compacted', `required revision ${this.last + 1} has been compacted (compacted revision ${compacted})`, undefined, undefined, compacted));
+      }
+      return this.fail(new StorageError('Unavailable', `etcd canceled the watch: ${res.cancel_reason || 'no reason given'}`));
+    }
+    const events = res.events ?? [];
+    if (events.length === 0) {
+      // A progress notification (asked for, or etcd's periodic one): every event up to the
+      // header's revision has been sent. It does not move `last`: a resumed stream starts after
+      // the last event actually received.
+      if (res.created) return;
+      if (Date.now() < this.settledAt) {
+        // Possibly ahead of the history still being replayed (see sendProgressRequest): ask again later.
+        this.progressWanted = true;
+        this.sendProgressRequest();
+        return;
+      }
+      this.push({ type: 'progress', revision: Number(res.header.revision) });
+      return;
+    }
+    for (const e of events) {
+      const kv = kvOf(this.deps.keys, e.kv);
+      const revision = kv.modRevision;
+      if (revision <= this.last) continue; // already delivered before a reconnect
+      this.last = revision;
+      const prevKv = e.prev_kv ? kvOf(this.deps.keys, e.prev_kv) : undefined;
+      if (e.type === 'Delete') {
+        this.push({ type: 'delete', revision, key: kv.key, prevKv: prevKv ?? { key: kv.key, value: new Uint8Array(), createRevision: 0, modRevision: 0 } });
+      } else {
+        this.push(prevKv ? { type: 'put', revision, kv, prevKv } : { type: 'put', revision, kv });
+      }
+    }
+  }
+
+  private push(e: WatchEvent): void {
+    this.queue.push(e);
+    this.drain();
+    if (this.queue.length >= PAUSE_AT && !this.streamPaused && this.stream) {
+      this.streamPaused = true;
+      this.stream.pause();
+    }
+  }
+
+  private drain(): void {
+    while (!this.paused && this.sink && this.queue.length) {
+      if (!this.sink.next(this.queue.shift()!)) this.paused = true;
+    }
+    if (this.streamPaused && this.queue.length < PAUSE_AT / 2 && this.stream) {
+      this.streamPaused = false;
+      this.stream.resume();
+    }
+    if (this.ended && this.queue.length === 0) this.finish(this.failure);
+  }
+
+  /** The stream broke: re-create it after a backoff, or give up after MAX_ATTEMPTS. */
+  private broken(err: unknown): void {
+    this.dropStream();
+    if (this.ended) return;
+    this.attempts++;
+    if (this.attempts > MAX_ATTEMPTS) {
+      const cause = toStorageError(err);
+      return this.fail(new StorageError('Unavailable', `etcd watch could not be re-established: ${cause.message}`));
+    }
+    const delay = Math.min(100 * 2 ** (this.attempts - 1), 3000);
+    this.retryTimer = setTimeout(() => void this.connect(), delay);
+    this.retryTimer.unref?.();
+  }
+
+  /** Ends with `err` after the events already queued. */
+  private fail(err: unknown): void {
+    this.ended = true;
+    this.failure = err;
+    this.dropStream();
+    this.drain();
+  }
+
+  private finish(err: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.failure = err;
+    this.settleReady();
+    this.ended = true;
+    this.dropStream();
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.progressTimer);
+    const sink = this.sink;
+    this.sink = undefined;
+    this.deps.released(this);
+    sink?.end(err);
+  }
+
+  private dropStream(): void {
+    const s = this.stream;
+    this.stream = undefined;
+    this.created = false;
+    if (!s) return;
+    try {
+      if (s.cancel) s.cancel();
+      else s.end();
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// resourceVersion=0 lists (ListOptions.anyRecent) are answered from the watch cache's memory
+// without asking the store for its current revision; consistent lists ask once per list.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MemoryStore } from './memory-store.js';
+import { WatchCache } from './watch-cache.js';
+
+class CountingStore extends MemoryStore {
+  revisionReads = 0;
+  override async currentRevision(): Promise<number> {
+    this.revisionReads++;
+    return super.currentRevision();
+  }
+}
+
+test('anyRecent lists skip the revision read; consistent lists make exactly one', async () => {
+  const store = new CountingStore();
+  const cache = await WatchCache.start({ store, prefix: '/r/' });
+  try {
+    await store.optimisticPut('/r/a', new TextEncoder().encode('a'), 0);
+    const consistent = await cache.list('/r/');
+    assert.deepEqual(consistent.kvs.map((kv) => kv.key), ['/r/a']);
+    const afterConsistent = store.revisionReads;
+    assert.ok(afterConsistent >= 1);
+    const before = store.revisionReads;
+    const any = await cache.list('/r/', { anyRecent: true });
+    assert.deepEqual(any.kvs.map((kv) => kv.key), ['/r/a']);
+    assert.equal(store.revisionReads, before, 'no revision read for resourceVersion=0');
+    await cache.list('/r/');
+    assert.equal(store.revisionReads, before + 1, 'one revision read per consistent list');
+  } finally {
+    await cache.close();
+    await store.close();
+  }
+});
+
+class CountingGets extends MemoryStore {
+  gets = 0;
+  override async get(key: string, opts?: Parameters<MemoryStore['get']>[1]) {
+    this.gets++;
+    return super.get(key, opts);
+  }
+}
+
+test('anyRecent gets are answered from the cache; plain gets read the store', async () => {
+  const store = new CountingGets();
+  const cache = await WatchCache.start({ store, prefix: '/r/' });
+  try {
+    const put = await store.optimisticPut('/r/a', new TextEncoder().encode('a'), 0);
+    await cache.list('/r/'); // caught up
+    const before = store.gets;
+    const cached = await cache.get('/r/a', { anyRecent: true });
+    assert.equal(cached.kv?.modRevision, put.revision);
+    assert.equal((await cache.get('/r/missing', { anyRecent: true })).kv, undefined);
+    assert.equal(store.gets, before, 'no store read for resourceVersion=0');
+    assert.equal((await cache.get('/r/a')).kv?.modRevision, put.revision);
+    assert.equal(store.gets, before + 1);
+  } finally {
+    await cache.close();
+    await store.close();
+  }
+});
