@@ -1,9 +1,10 @@
 // Strategic merge patch (application/strategic-merge-patch+json), driven by a kind's schema:
 // maps merge key by key, lists follow their declared patch strategy (merge by key, set union
 // of primitives, or atomic replace), and the directives $patch, $retainKeys,
-// $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured.
+// $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured. Keys are client
+// data: read and written as own keys only (see json-value.ts).
 
-import { isJsonMap as isMap, type JsonMap } from './json-value.js';
+import { getOwn, hasOwnKey, isJsonMap as isMap, setOwn, type JsonMap } from './json-value.js';
 import { resolveSchema, type Schema, type SchemaRegistry } from './schema.js';
 
 /** A malformed patch (bad directive, wrong shapes); the http layer renders it as 400. */
@@ -44,20 +45,20 @@ function listStrategy(fieldSchema: Schema | undefined, registry: SchemaRegistry)
 function propertySchema(schema: Schema | undefined, key: string, registry: SchemaRegistry): Schema | undefined {
   const s = resolveSchema(schema, registry);
   if (!s) return undefined;
-  if (s.properties && key in s.properties) return s.properties[key];
+  if (s.properties && hasOwnKey(s.properties, key)) return s.properties[key];
   if (isMap(s.additionalProperties)) return s.additionalProperties;
   return undefined;
 }
 
 /** Merges `patch` into `original` in place; returns undefined when the map itself is deleted. */
 function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined, registry: SchemaRegistry): JsonMap | undefined {
-  const directive = patch[DIRECTIVE];
+  const directive = getOwn(patch, DIRECTIVE);
   if (directive !== undefined) {
     if (directive === 'delete') return undefined;
     if (directive === 'replace') return stripDirectives(withoutKey(patch, DIRECTIVE), schema, registry) as JsonMap;
     if (directive !== 'merge') throw new StrategicPatchError(`unknown patch type: ${String(directive)}`);
   }
-  if (RETAIN_KEYS in patch) applyRetainKeys(original, patch[RETAIN_KEYS]);
+  if (hasOwnKey(patch, RETAIN_KEYS)) applyRetainKeys(original, getOwn(patch, RETAIN_KEYS));
 
   // $setElementOrder compares against the stored order before this patch (kube's serverOrder).
   const orders: [string, unknown, unknown[]][] = [];
@@ -69,7 +70,7 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined,
     }
     if (key.startsWith(SET_ELEMENT_ORDER)) {
       const field = key.slice(SET_ELEMENT_ORDER.length);
-      const stored = original[field];
+      const stored = getOwn(original, field);
       orders.push([field, value, Array.isArray(stored) ? [...stored] : []]);
       continue;
     }
@@ -78,17 +79,17 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined,
       delete original[key];
       continue;
     }
-    const current = original[key];
+    const current = getOwn(original, key);
     if (isMap(value) && isMap(current)) {
       const merged = mergeMap(current, value, fieldSchema, registry);
       if (merged === undefined) delete original[key];
-      else original[key] = merged;
+      else setOwn(original, key, merged);
     } else if (Array.isArray(value) && Array.isArray(current)) {
-      original[key] = mergeList(current, value, listStrategy(fieldSchema, registry), registry);
-    } else if (isMap(value) && value[DIRECTIVE] === 'delete') {
+      setOwn(original, key, mergeList(current, value, listStrategy(fieldSchema, registry), registry));
+    } else if (isMap(value) && getOwn(value, DIRECTIVE) === 'delete') {
       delete original[key];
     } else {
-      original[key] = stripDirectives(value, fieldSchema, registry);
+      setOwn(original, key, stripDirectives(value, fieldSchema, registry));
     }
   }
   for (const [field, order, serverOrder] of orders) {
@@ -111,9 +112,9 @@ function applyRetainKeys(original: JsonMap, retain: unknown): void {
 
 function deleteFromPrimitiveList(original: JsonMap, field: string, values: unknown): void {
   if (!Array.isArray(values)) throw new StrategicPatchError(`invalid patch: ${DELETE_FROM_PRIMITIVE}${field} must be a list`);
-  const current = original[field];
+  const current = getOwn(original, field);
   if (!Array.isArray(current)) return;
-  original[field] = current.filter((item) => !values.some((v) => primitiveEqual(v, item)));
+  setOwn(original, field, current.filter((item) => !values.some((v) => primitiveEqual(v, item))));
 }
 
 const primitiveEqual = (a: unknown, b: unknown): boolean => a === b;
@@ -132,18 +133,19 @@ function mergeList(current: unknown[], patch: unknown[], strategy: ListStrategy,
 }
 
 function mergeListByKey(current: unknown[], patch: unknown[], mergeKey: string, itemSchema: Schema | undefined, registry: SchemaRegistry): unknown[] {
-  if (patch.some((item) => isMap(item) && item[DIRECTIVE] === 'replace')) {
-    return patch.filter((item) => !(isMap(item) && item[DIRECTIVE] === 'replace')).map((v) => stripDirectives(v, itemSchema, registry));
+  if (patch.some((item) => isMap(item) && getOwn(item, DIRECTIVE) === 'replace')) {
+    return patch.filter((item) => !(isMap(item) && getOwn(item, DIRECTIVE) === 'replace')).map((v) => stripDirectives(v, itemSchema, registry));
   }
   const out = [...current];
   for (const item of patch) {
     if (!isMap(item)) throw new StrategicPatchError(`invalid patch: list items must be objects with the merge key "${mergeKey}"`);
-    if (!(mergeKey in item)) throw new StrategicPatchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
-    const index = out.findIndex((v) => isMap(v) && v[mergeKey] === item[mergeKey]);
-    if (item[DIRECTIVE] === 'delete') {
+    if (!hasOwnKey(item, mergeKey)) throw new StrategicPatchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+    const itemKey = getOwn(item, mergeKey);
+    const index = out.findIndex((v) => isMap(v) && getOwn(v, mergeKey) === itemKey);
+    if (getOwn(item, DIRECTIVE) === 'delete') {
       for (let i = out.length - 1; i >= 0; i--) {
         const v = out[i];
-        if (isMap(v) && v[mergeKey] === item[mergeKey]) out.splice(i, 1);
+        if (isMap(v) && getOwn(v, mergeKey) === itemKey) out.splice(i, 1);
       }
       continue;
     }
@@ -172,10 +174,10 @@ function applyElementOrder(
   registry: SchemaRegistry,
 ): void {
   if (!Array.isArray(order)) throw new StrategicPatchError(`invalid patch: ${SET_ELEMENT_ORDER}${field} must be a list`);
-  const list = original[field];
+  const list = getOwn(original, field);
   if (!Array.isArray(list)) return;
   const { mergeKey } = listStrategy(fieldSchema, registry);
-  const identity = (v: unknown): unknown => (mergeKey && isMap(v) ? v[mergeKey] : v);
+  const identity = (v: unknown): unknown => (mergeKey && isMap(v) ? getOwn(v, mergeKey) : v);
   const orderIds = order.map(identity);
   const serverIds = serverOrder.map(identity);
   const rank = (v: unknown): number => orderIds.indexOf(identity(v));
@@ -194,22 +196,22 @@ function applyElementOrder(
       else out.push(patched[j++]);
     }
   }
-  original[field] = out;
+  setOwn(original, field, out);
 }
 
 /** A value new to the original: drop any directives nested in it. */
 function stripDirectives(value: unknown, schema: Schema | undefined, registry: SchemaRegistry): unknown {
   if (Array.isArray(value)) {
     const itemSchema = resolveSchema(schema, registry)?.items;
-    return value.filter((v) => !(isMap(v) && v[DIRECTIVE] === 'delete')).map((v) => stripDirectives(v, itemSchema, registry));
+    return value.filter((v) => !(isMap(v) && getOwn(v, DIRECTIVE) === 'delete')).map((v) => stripDirectives(v, itemSchema, registry));
   }
   if (!isMap(value)) return value;
   const out: JsonMap = {};
   for (const [k, v] of Object.entries(value)) {
     if (k === DIRECTIVE || k === RETAIN_KEYS || k.startsWith(DELETE_FROM_PRIMITIVE) || k.startsWith(SET_ELEMENT_ORDER)) continue;
     if (v === null) continue;
-    if (isMap(v) && v[DIRECTIVE] === 'delete') continue;
-    out[k] = stripDirectives(v, propertySchema(schema, k, registry), registry);
+    if (isMap(v) && getOwn(v, DIRECTIVE) === 'delete') continue;
+    setOwn(out, k, stripDirectives(v, propertySchema(schema, k, registry), registry));
   }
   return out;
 }

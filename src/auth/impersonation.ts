@@ -39,7 +39,8 @@ export async function resolveImpersonation(requestor: UserInfo, headers: Headers
   const userName = values(headers, 'impersonate-user')[0];
   const groups = values(headers, 'impersonate-group');
   const uid = values(headers, 'impersonate-uid')[0];
-  const extra: Record<string, string[]> = {};
+  // No prototype: an extra named `__proto__` or `constructor` is a key like any other.
+  const extra = Object.create(null) as Record<string, string[]>;
   for (const [key, raw] of Object.entries(headers)) {
     if (!key.startsWith('impersonate-extra-')) continue;
     const extraKey = decodeURIComponent(key.slice('impersonate-extra-'.length).toLowerCase());

@@ -121,7 +121,7 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-function httpRequest(agent: https.Agent, base: URL, method: string, path: string, o: RequestOptions, adminToken: string): Promise<HttpResult> {
+export function httpRequest(agent: https.Agent, base: URL, method: string, path: string, o: RequestOptions, adminToken: string): Promise<HttpResult> {
   const headers: Record<string, string | string[]> = { ...o.headers };
   if (!o.anonymous) headers.Authorization = `Bearer ${o.token ?? adminToken}`;
   let payload: Buffer | undefined;
