@@ -2,7 +2,7 @@
 // Constructors mirror apimachinery's k8s.io/apimachinery/pkg/api/errors so that messages,
 // reasons and details match what kubectl expects. Rendering happens in one place (http/).
 
-import { aggregateFieldErrors, fieldErrorBody, type FieldError } from './field-error.js';
+import { aggregateFieldErrors, fieldErrorBody, MAX_REPORTED_FIELD_ERRORS, type FieldError } from './field-error.js';
 
 export type StatusReason =
   | 'BadRequest'
@@ -124,7 +124,8 @@ export function conflictWithCauses(message: string, causes: StatusCause[], gr?: 
 }
 
 export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
-  const causes = errors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+  // Bounded like the message (see MAX_REPORTED_FIELD_ERRORS): the first errors, in order.
+  const causes = errors.slice(0, MAX_REPORTED_FIELD_ERRORS).map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
   const message = errors.length
     ? `${groupKindString(gk)} "${name}" is invalid: ${aggregateFieldErrors(errors)}`
     : `${groupKindString(gk)} "${name}" is invalid`;

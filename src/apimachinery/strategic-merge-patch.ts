@@ -114,50 +114,71 @@ function deleteFromPrimitiveList(original: JsonMap, field: string, values: unkno
   if (!Array.isArray(values)) throw new StrategicPatchError(`invalid patch: ${DELETE_FROM_PRIMITIVE}${field} must be a list`);
   const current = getOwn(original, field);
   if (!Array.isArray(current)) return;
-  setOwn(original, field, current.filter((item) => !values.some((v) => primitiveEqual(v, item))));
+  // A Set: linear in the two lists (JSON primitives compare by value in a Set as with ===).
+  const drop = new Set(values);
+  setOwn(original, field, current.filter((item) => !drop.has(item)));
 }
-
-const primitiveEqual = (a: unknown, b: unknown): boolean => a === b;
 
 function mergeList(current: unknown[], patch: unknown[], strategy: ListStrategy, registry: SchemaRegistry): unknown[] {
   if (strategy.kind === 'replace') return patch.map((v) => stripDirectives(v, strategy.itemSchema, registry));
   if (strategy.kind === 'merge-primitives') {
     const out = [...current];
+    const present = new Set(current);
     for (const item of patch) {
       if (isMap(item)) throw new StrategicPatchError('invalid patch: a list of primitives cannot hold objects');
-      if (!out.some((v) => primitiveEqual(v, item))) out.push(item);
+      if (!present.has(item)) {
+        present.add(item);
+        out.push(item);
+      }
     }
     return out;
   }
   return mergeListByKey(current, patch, strategy.mergeKey!, strategy.itemSchema, registry);
 }
 
+/** Removed items are marked, not spliced out, so that the key index stays valid; dropped at the end. */
+const REMOVED = Symbol('removed');
+
 function mergeListByKey(current: unknown[], patch: unknown[], mergeKey: string, itemSchema: Schema | undefined, registry: SchemaRegistry): unknown[] {
   if (patch.some((item) => isMap(item) && getOwn(item, DIRECTIVE) === 'replace')) {
     return patch.filter((item) => !(isMap(item) && getOwn(item, DIRECTIVE) === 'replace')).map((v) => stripDirectives(v, itemSchema, registry));
   }
-  const out = [...current];
+  const out: unknown[] = [...current];
+  // Positions of the items holding each merge key value, in order: one pass, then lookups, so
+  // that a long list costs linear time (merge key values compare as with ===).
+  const positions = new Map<unknown, number[]>();
+  out.forEach((v, i) => {
+    if (!isMap(v)) return;
+    const k = getOwn(v, mergeKey);
+    const at = positions.get(k);
+    if (at) at.push(i);
+    else positions.set(k, [i]);
+  });
   for (const item of patch) {
     if (!isMap(item)) throw new StrategicPatchError(`invalid patch: list items must be objects with the merge key "${mergeKey}"`);
     if (!hasOwnKey(item, mergeKey)) throw new StrategicPatchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
     const itemKey = getOwn(item, mergeKey);
-    const index = out.findIndex((v) => isMap(v) && getOwn(v, mergeKey) === itemKey);
+    const at = positions.get(itemKey);
     if (getOwn(item, DIRECTIVE) === 'delete') {
-      for (let i = out.length - 1; i >= 0; i--) {
-        const v = out[i];
-        if (isMap(v) && getOwn(v, mergeKey) === itemKey) out.splice(i, 1);
-      }
+      for (const i of at ?? []) out[i] = REMOVED;
+      positions.delete(itemKey);
       continue;
     }
-    if (index < 0) {
+    if (!at || at.length === 0) {
+      positions.set(itemKey, [out.length]);
       out.push(stripDirectives(item, itemSchema, registry));
       continue;
     }
+    const index = at[0]!;
     const merged = mergeMap(out[index] as JsonMap, item, itemSchema, registry);
-    if (merged === undefined) out.splice(index, 1);
-    else out[index] = merged;
+    if (merged === undefined) {
+      out[index] = REMOVED;
+      at.shift();
+    } else {
+      out[index] = merged;
+    }
   }
-  return out;
+  return out.filter((v) => v !== REMOVED);
 }
 
 /**
@@ -178,10 +199,20 @@ function applyElementOrder(
   if (!Array.isArray(list)) return;
   const { mergeKey } = listStrategy(fieldSchema, registry);
   const identity = (v: unknown): unknown => (mergeKey && isMap(v) ? getOwn(v, mergeKey) : v);
-  const orderIds = order.map(identity);
-  const serverIds = serverOrder.map(identity);
-  const rank = (v: unknown): number => orderIds.indexOf(identity(v));
-  const stored = (v: unknown): number => serverIds.indexOf(identity(v));
+  // First positions by identity, looked up in constant time (indexOf in a sort comparator would
+  // make a long list quadratic).
+  const firstPositions = (items: unknown[]): Map<unknown, number> => {
+    const m = new Map<unknown, number>();
+    items.forEach((v, i) => {
+      const id = identity(v);
+      if (!m.has(id)) m.set(id, i);
+    });
+    return m;
+  };
+  const orderIds = firstPositions(order);
+  const serverIds = firstPositions(serverOrder);
+  const rank = (v: unknown): number => orderIds.get(identity(v)) ?? -1;
+  const stored = (v: unknown): number => serverIds.get(identity(v)) ?? -1;
   const patched = list.filter((v) => rank(v) >= 0).sort((a, b) => rank(a) - rank(b));
   const serverOnly = list.filter((v) => rank(v) < 0).sort((a, b) => stored(a) - stored(b));
   const out: unknown[] = [];

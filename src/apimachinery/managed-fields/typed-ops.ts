@@ -200,7 +200,9 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
   const rIndex = new Map<PathElement, unknown>();
   rPE.forEach((pe, i) => rIndex.has(pe) || rIndex.set(pe, rhs[i]));
   const shared = rPE.filter((pe) => lIndex.has(pe));
-  let nextShared = shared.shift();
+  // A cursor rather than shift(), which moves the whole array each time (quadratic on long lists).
+  let sharedAt = 0;
+  let nextShared = shared[sharedAt++];
   const taken = new Set<PathElement>();
   const out: unknown[] = [];
   const take = (pe: PathElement): void => {
@@ -216,7 +218,7 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
         take(pe);
         l++;
         r++;
-        nextShared = shared.shift();
+        nextShared = shared[sharedAt++];
         continue;
       }
       if (rIndex.has(pe) && nextShared !== undefined && nextShared !== pe) {
@@ -241,7 +243,7 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
       r++;
       if (taken.has(pe)) continue;
       take(pe);
-      if (nextShared === pe) nextShared = shared.shift();
+      if (nextShared === pe) nextShared = shared[sharedAt++];
     }
   }
   return out;
