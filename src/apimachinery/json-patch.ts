@@ -25,6 +25,17 @@ type Container = JsonMap | unknown[];
 
 /** Applies `ops` to a copy of `doc`; `doc` and the values in `ops` are never modified. */
 export function applyJsonPatch(doc: unknown, ops: readonly unknown[], opts: JsonPatchOptions): unknown {
+  try {
+    return applyOps(doc, ops, opts);
+  } catch (err) {
+    // Values copied into each other can nest deeper than a structured clone or JSON encoding
+    // can follow on the stack: such a patch does not apply.
+    if (err instanceof RangeError) throw new JsonPatchError('the patched object is nested too deeply: exceeded max depth');
+    throw err;
+  }
+}
+
+function applyOps(doc: unknown, ops: readonly unknown[], opts: JsonPatchOptions): unknown {
   let root = structuredClone(doc);
   let copied = 0;
   for (const raw of ops) {

@@ -51,3 +51,58 @@ export function sortKeysDeep(v: unknown): unknown {
   for (const k of Object.keys(v).sort()) setOwn(out, k, sortKeysDeep(v[k]));
   return out;
 }
+
+/**
+ * How deep request bodies may nest. kube-apiserver's JSON and YAML decoders stop at 10,000
+ * levels; ours is lower because later steps recurse (structured clones, JSON encoding, merges)
+ * and Node's default stack ends near 2,000 levels for some of them. No object of our kinds is
+ * more than a dozen levels deep, so only unknown fields can be deeper than this.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Why a value cannot be taken: nested deeper than allowed (and the opening bracket of the level too many), or cyclic. */
+export type ShapeProblem = { kind: 'depth'; opener: '{' | '[' } | { kind: 'cycle' };
+
+/**
+ * Checks nesting without recursion, in time linear in the value's distinct containers: values
+ * decoded from YAML may share containers (aliases), which are measured once (their height is
+ * remembered), and may even contain themselves.
+ */
+export function checkJsonShape(root: unknown, maxDepth = MAX_JSON_DEPTH): ShapeProblem | undefined {
+  if (typeof root !== 'object' || root === null) return undefined;
+  const height = new Map<object, number>();
+  const open = new Set<object>();
+  const stack: { node: object; children: unknown[]; next: number; height: number }[] = [];
+  const opener = (v: object): '{' | '[' => (Array.isArray(v) ? '[' : '{');
+  const enter = (node: object): ShapeProblem | undefined => {
+    if (stack.length >= maxDepth) return { kind: 'depth', opener: opener(node) };
+    open.add(node);
+    stack.push({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0, height: 1 });
+    return undefined;
+  };
+  const first = enter(root);
+  if (first) return first;
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.next < top.children.length) {
+      const child = top.children[top.next++];
+      if (typeof child !== 'object' || child === null) continue;
+      if (open.has(child)) return { kind: 'cycle' };
+      const known = height.get(child);
+      if (known !== undefined) {
+        if (stack.length + known > maxDepth) return { kind: 'depth', opener: opener(child) };
+        top.height = Math.max(top.height, known + 1);
+        continue;
+      }
+      const problem = enter(child);
+      if (problem) return problem;
+      continue;
+    }
+    stack.pop();
+    open.delete(top.node);
+    height.set(top.node, top.height);
+    const parent = stack[stack.length - 1];
+    if (parent) parent.height = Math.max(parent.height, top.height + 1);
+  }
+  return undefined;
+}

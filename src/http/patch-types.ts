@@ -3,6 +3,7 @@
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { decodeBody } from '../apimachinery/decode.js';
 import { applyJsonPatch, JsonPatchError } from '../apimachinery/json-patch.js';
+import { checkJsonShape } from '../apimachinery/json-value.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { applyMergePatch } from '../apimachinery/merge-patch.js';
 import { badRequest, invalid, isStatusError, requestEntityTooLarge, unprocessable, unsupportedMediaType } from '../apimachinery/status-error.js';
@@ -68,6 +69,8 @@ export function parsePatch(type: MergingPatchType, body: Buffer | undefined): un
   } catch (err) {
     throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const shape = checkJsonShape(patch);
+  if (shape?.kind === 'depth') throw badRequest(`error decoding patch: invalid character '${shape.opener}' exceeded max depth`);
   if (type === 'application/json-patch+json' && !Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   if (type !== 'application/json-patch+json' && (typeof patch !== 'object' || patch === null || Array.isArray(patch))) {
     throw badRequest('error decoding patch: the patch must be a JSON object');
@@ -76,6 +79,13 @@ export function parsePatch(type: MergingPatchType, body: Buffer | undefined): un
 }
 
 export function applyPatch(type: MergingPatchType, current: Record<string, unknown>, patch: unknown, def: ResourceDefinition): Record<string, unknown> {
+  const patched = applyPatchOfType(type, current, patch, def);
+  // A JSON patch can nest values into each other, deeper than any body may be.
+  if (checkJsonShape(patched)) throw unprocessable('the patched object is nested too deeply: exceeded max depth');
+  return patched;
+}
+
+function applyPatchOfType(type: MergingPatchType, current: Record<string, unknown>, patch: unknown, def: ResourceDefinition): Record<string, unknown> {
   switch (type) {
     case 'application/merge-patch+json':
       return applyMergePatch(current, patch) as Record<string, unknown>;
