@@ -204,7 +204,7 @@ export function timeout(message: string, retryAfterSeconds = 0): StatusError {
 }
 
 /** 504 with the ResourceVersionTooLarge cause (a read at a revision the store has not reached). */
-export function resourceVersionTooLarge(requested: number, current: number): StatusError {
+export function resourceVersionTooLarge(requested: number | bigint, current: number): StatusError {
   return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
     retryAfterSeconds: 1,

@@ -14,7 +14,8 @@ import type { RequestContext } from '../apimachinery/request-context.js';
 import { badRequest, conflict, invalid, isStatusError, methodNotSupported, nameMismatch, notFound, resourceExpired, resourceVersionTooLarge } from '../apimachinery/status-error.js';
 import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/revisioned-store.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
-import { listReadMode, matchesSelectors, parseResourceVersion, parseSelectors } from './list-options.js';
+import { listReadMode, matchesSelectors, parseSelectors } from './list-options.js';
+import { exactResourceVersion, parseResourceVersion, sameResourceVersion } from './resource-version.js';
 import { decodeObject, decodeShared, encodeObject, sameStoredForm } from './object-codec.js';
 import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
@@ -99,7 +100,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (rv && rv !== '0') {
       const wanted = parseResourceVersion(rv);
       const current = await this.storage.currentRevision();
-      if (wanted > current) throw resourceVersionTooLarge(wanted, current);
+      if (wanted > current) throw resourceVersionTooLarge(exactResourceVersion(rv), current);
     }
     const kv = await this.read(name);
     if (!kv) throw notFound(this.gr, name);
@@ -113,9 +114,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const limit = query.limit && query.limit > 0 ? query.limit : 0;
     let revision = 0;
     let after = '';
+    let exactRevision: bigint | undefined;
     if (query.continue) {
       const position = decodeContinue(query.continue);
       revision = position.revision;
+      exactRevision = position.exactRevision;
       after = position.after;
       const compacted = await this.storage.compactedRevision();
       if (revision < compacted) {
@@ -126,9 +129,10 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       }
     } else if (mode.kind === 'exact') {
       revision = mode.revision;
+      exactRevision = exactResourceVersion(query.resourceVersion ?? '');
     } else if (mode.kind === 'notOlderThan') {
       const current = await this.storage.currentRevision();
-      if (mode.revision > current) throw resourceVersionTooLarge(mode.revision, current);
+      if (mode.revision > current) throw resourceVersionTooLarge(exactResourceVersion(query.resourceVersion ?? ''), current);
     }
 
     const items: T[] = [];
@@ -140,7 +144,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       try {
         page = await this.storage.list(this.prefix, { revision: snapshot || undefined, limit: limit ? Math.max(limit, 100) : 0, startAfter: startAfter || undefined });
       } catch (err) {
-        return translateStorageError(err, this.gr, '', snapshot);
+        return translateStorageError(err, this.gr, '', snapshot === revision && exactRevision !== undefined ? exactRevision : snapshot);
       }
       snapshot = page.revision;
       let i = 0;
@@ -254,7 +258,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           fieldErrors.invalid(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'),
         ]);
       }
-      if (clientRV && clientRV !== old.metadata.resourceVersion) throw conflict(this.gr, name);
+      // Compared as numbers, as kube does; a resourceVersion that is not a uint64 is a 400.
+      if (clientRV && !sameResourceVersion(clientRV, old.metadata.resourceVersion ?? '')) throw conflict(this.gr, name);
       obj.metadata.resourceVersion = old.metadata.resourceVersion;
       this.carryOverSystemFields(obj, old);
       this.strategy.prepareForUpdate(ctx, obj, old);
