@@ -34,6 +34,8 @@ export interface TestServer {
   dataDir: string;
   token: string;
   caCertPem: string;
+  /** The server's process id (a child process; absent for a server in the test's own process). */
+  pid?: number;
   /** What the server wrote to stderr (its log). */
   log(): string;
   request(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
@@ -75,6 +77,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     dataDir,
     token,
     caCertPem,
+    pid: child.pid,
     log: () => stderr,
     request: (method, path, o = {}) => httpRequest(agent, url, method, path, o, token),
     async stop(o = {}) {
