@@ -69,7 +69,8 @@ export async function resolveImpersonation(requestor: UserInfo, headers: Headers
   }
   const user: UserInfo = { username: userName, groups: finalGroups };
   if (uid !== undefined) user.uid = uid;
-  if (Object.keys(extra).length) user.extra = extra;
+  // A plain object again (own keys copied as data, `__proto__` included) for everything downstream.
+  if (Object.keys(extra).length) user.extra = { ...extra };
   return user;
 }
 
