@@ -107,7 +107,8 @@ function applyRetainKeys(original: JsonMap, retain: unknown): void {
   if (!Array.isArray(retain) || !retain.every((k) => typeof k === 'string')) {
     throw new StrategicPatchError('invalid patch: $retainKeys must be a list of strings');
   }
-  for (const key of Object.keys(original)) if (!retain.includes(key)) delete original[key];
+  const kept = new Set(retain);
+  for (const key of Object.keys(original)) if (!kept.has(key)) delete original[key];
 }
 
 function deleteFromPrimitiveList(original: JsonMap, field: string, values: unknown): void {
