@@ -39,7 +39,8 @@ function decodeYaml(text: string): DecodedBody {
   // Before the parser: its recursion makes a deep flow collection slow to fail (seconds for a
   // few megabytes of brackets), so deep brackets are refused by a linear scan first.
   if (flowDepthExceeds(text, MAX_JSON_DEPTH)) throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  // logLevel 'error': the package would otherwise print a process warning per odd key a client sends.
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, logLevel: 'error' });
   if (doc.errors.length) {
     const message = doc.errors[0]!.message.split('\n')[0]!;
     // The yaml package parses nested collections recursively: past roughly a thousand levels

@@ -4,7 +4,7 @@
 // Object.prototype (a library walking `obj[token]` lets `/metadata/constructor/assign` reach
 // the global Object). Messages follow the Go json-patch library kube-apiserver uses.
 
-import { deepEqual, getOwn, hasOwnKey, isJsonMap, setOwn, type JsonMap } from './json-value.js';
+import { deepEqual, getOwn, hasOwnKey, isJsonMap, setOwn, textOf, type JsonMap } from './json-value.js';
 
 /** A patch that does not apply (rendered as 422 by the http layer). */
 export class JsonPatchError extends Error {
@@ -41,7 +41,7 @@ function applyOps(doc: unknown, ops: readonly unknown[], opts: JsonPatchOptions)
   for (const raw of ops) {
     if (!isJsonMap(raw)) throw new JsonPatchError('Unexpected kind: a patch operation must be an object');
     const op = getOwn(raw, 'op');
-    const path = pointer(raw, 'path', String(op));
+    const path = pointer(raw, 'path', textOf(op));
     switch (op) {
       case 'add':
         root = add(root, path, structuredClone(value(raw, 'add')), 'add');

@@ -106,3 +106,13 @@ export function checkJsonShape(root: unknown, maxDepth = MAX_JSON_DEPTH): ShapeP
   }
   return undefined;
 }
+
+/**
+ * A client value as text for a message: strings as they are, anything else as JSON. Never
+ * String(v): an object holding its own `toString` or `valueOf` key makes that throw.
+ */
+export function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined) return 'undefined';
+  return JSON.stringify(v) ?? String(v);
+}

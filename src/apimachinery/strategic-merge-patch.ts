@@ -4,7 +4,7 @@
 // $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured. Keys are client
 // data: read and written as own keys only (see json-value.ts).
 
-import { getOwn, hasOwnKey, isJsonMap as isMap, setOwn, type JsonMap } from './json-value.js';
+import { getOwn, hasOwnKey, isJsonMap as isMap, setOwn, textOf, type JsonMap } from './json-value.js';
 import { resolveSchema, type Schema, type SchemaRegistry } from './schema.js';
 
 /** A malformed patch (bad directive, wrong shapes); the http layer renders it as 400. */
@@ -56,7 +56,7 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined,
   if (directive !== undefined) {
     if (directive === 'delete') return undefined;
     if (directive === 'replace') return stripDirectives(withoutKey(patch, DIRECTIVE), schema, registry) as JsonMap;
-    if (directive !== 'merge') throw new StrategicPatchError(`unknown patch type: ${String(directive)}`);
+    if (directive !== 'merge') throw new StrategicPatchError(`unknown patch type: ${textOf(directive)}`);
   }
   if (hasOwnKey(patch, RETAIN_KEYS)) applyRetainKeys(original, getOwn(patch, RETAIN_KEYS));
 

@@ -24,9 +24,16 @@ interface Check {
   subresource?: string;
 }
 
-/** True when the request asks to impersonate anything. */
+/**
+ * True when the request asks to impersonate anything, as kube reads it: a non-empty user or uid,
+ * or any group or extra header at all. A blank Impersonate-User alone asks for nothing.
+ */
 export function wantsImpersonation(headers: Headers): boolean {
-  return Object.keys(headers).some((k) => k.toLowerCase().startsWith('impersonate-'));
+  return Object.entries(headers).some(([k, v]) => {
+    const name = k.toLowerCase();
+    if (name === 'impersonate-user' || name === 'impersonate-uid') return values({ v }, 'v').some((x) => x !== '');
+    return name === 'impersonate-group' || name.startsWith('impersonate-extra-');
+  });
 }
 
 /**

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
-import { isJsonMap } from '../apimachinery/json-value.js';
+import { isJsonMap, textOf } from '../apimachinery/json-value.js';
 import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
@@ -216,7 +216,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const isMap = isJsonMap(meta);
     const metaName = isMap ? (meta as { name?: unknown }).name : undefined;
     if (metaName !== undefined && metaName !== name) {
-      throw nameMismatch(String(metaName), name);
+      throw nameMismatch(textOf(metaName), name);
     }
     // A configuration without a name applies to the object the URL names (a metadata that is
     // not an object is left for the field manager to refuse).

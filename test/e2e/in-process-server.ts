@@ -18,6 +18,7 @@ import { ensureServingCertificates } from '../../src/config/certificates.js';
 import { createApiServer } from '../../src/http/server.js';
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { allResources } from '../../src/resources/all.js';
+import { startCompactor } from '../../src/storage/compactor.js';
 import { openSqliteStore } from '../../src/storage/sqlite-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { KUBERNETES_VERSION } from '../../src/version.js';
@@ -26,6 +27,8 @@ import { httpRequest, type TestServer } from './harness.js';
 export async function startInProcessServer(): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-inproc-'));
   const storage = openSqliteStore({ path: join(dataDir, 'state.db'), durability: 'normal' });
+  // Compaction as the real server runs it (more often), so that long runs keep a bounded history.
+  const compactor = startCompactor(storage, 10_000, () => {});
   const caches = await Promise.all(allResources.map((definition) => WatchCache.start({ store: storage, prefix: keyPrefixOf(definition), onError: () => {} })));
   const authorizer = unionAuthorizer([privilegedGroupsAuthorizer(['system:masters'])]);
   const token = randomBytes(16).toString('hex');
@@ -66,6 +69,7 @@ export async function startInProcessServer(): Promise<TestServer> {
       stopped = true;
       agent.destroy();
       await server.close();
+      compactor.stop();
       await Promise.all(caches.map((c) => c.close()));
       await storage.close();
       rmSync(dataDir, { recursive: true, force: true });

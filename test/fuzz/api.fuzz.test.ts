@@ -16,6 +16,8 @@ import { checkExchange } from './properties.js';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 const TIMEOUT_MS = Number(process.env.FUZZ_TIMEOUT_MS ?? 15_000);
+/** How often a long run reports how far it got. */
+const PROGRESS_EVERY = 10_000;
 /** The store is emptied when it holds more than this, so that listing it stays cheap. */
 const MAX_OBJECTS = 40;
 
@@ -77,6 +79,10 @@ describe('API fuzzing', () => {
         throw new Error(`no answer: ${(err as Error).message}\nrequest: ${JSON.stringify(req)}`);
       }
       requests++;
+      if (requests % PROGRESS_EVERY === 0) {
+        const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
+        process.stdout.write(`# fuzz progress: ${requests} cases in ${((Date.now() - started) / 1000).toFixed(0)} s, RSS ${rss} MiB\n`);
+      }
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       state = await client.state();
       const problems = checkExchange(req, res, before, state);

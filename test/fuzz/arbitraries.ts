@@ -230,6 +230,13 @@ const queryParams = fc.dictionary(fc.constantFrom('resourceVersion', 'resourceVe
 
 const target = fc.record({ kind: fc.constantFrom(SC, SC, SC, CTB), name: fc.oneof({ weight: 8, arbitrary: fc.constantFrom('a', 'b', ...NAMES) }, { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'ab-.:_~%20'.split('')), minLength: 1, maxLength: 10 }).filter((n) => FRONTDOOR_FIXES_MERGED || !DOT_SEGMENT.test(n)) }), sub: fc.constantFrom('', '', '', '', '/status', '/status', '/bogus') });
 
+/** Headers a client may send to confuse identity or field ownership (printable ASCII, as HTTP requires). */
+const hostileHeaders = fc.dictionary(
+  fc.constantFrom('User-Agent', 'Impersonate-User', 'Impersonate-Group', 'Impersonate-Uid', 'Impersonate-Extra-__proto__', 'Impersonate-Extra-constructor', 'Impersonate-Extra-prototype', 'X-Forwarded-For', 'Content-Encoding', 'Accept-Encoding'),
+  fc.oneof(fc.constantFrom('system:masters', 'admin', 'nobody', 'gzip', 'kubectl/v1.33.0 (linux/amd64)', 'x'.repeat(300), '', '__proto__'), fc.string({ unit: fc.constantFrom(...'abc:/._- %'.split('')), maxLength: 20 })),
+  { maxKeys: 2 },
+);
+
 /** Undefined four times in five: odd headers one at a time, so that the rest of a request is still tried. */
 const rarely = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
 
@@ -264,7 +271,7 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
       { weight: 3, arbitrary: prototypeKeyed.map((p) => JSON.stringify(p)) },
       { weight: 2, arbitrary: prototypeJsonPatch.map((p) => JSON.stringify(p)) },
     ),
-    fc.record({ accept: rarely(oddHeaderValue), writeAccept: rarely(acceptableAccept), contentType: rarely(oddHeaderValue), badUtf8: rarely(fc.nat()), frontdoorAccept: rarely(frontdoorAccept) }),
+    fc.record({ accept: rarely(oddHeaderValue), writeAccept: rarely(acceptableAccept), contentType: rarely(oddHeaderValue), badUtf8: rarely(fc.nat()), frontdoorAccept: rarely(frontdoorAccept), more: fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hostileHeaders }) }),
   )
   .map(([method, t, q, object, patchType, patchText, odd]) => {
     let query = q;
@@ -281,6 +288,7 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
     } else if (method === 'DELETE' && odd.badUtf8 !== undefined) {
       text = '{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"resourceVersion":"1"}}';
     }
+    for (const [k, v] of Object.entries(odd.more ?? {})) headers[k] = v;
     const write = method !== 'GET' && method !== 'OPTIONS';
     // Writes asking for a response format the server cannot give are frontdoor's (refused before the work).
     if (!write || FRONTDOOR_FIXES_MERGED) {
