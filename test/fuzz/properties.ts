@@ -76,6 +76,21 @@ function sameVersions(before: Map<string, any>, after: Map<string, any>, except:
   return out;
 }
 
+/**
+ * Whether the request is a dry run. A DELETE with a body takes its options from the body alone
+ * (kube ignores the query then), so `?dryRun=All` beside a body without dryRun deletes for real.
+ */
+function isDryRun(req: FuzzRequest, query: URLSearchParams): boolean {
+  const body = req.body === undefined ? '' : Buffer.from(req.body, 'base64').toString('utf8');
+  if (req.method !== 'DELETE' || body.trim() === '') return query.get('dryRun') === 'All';
+  try {
+    const options = JSON.parse(body) as { dryRun?: unknown };
+    return Array.isArray(options?.dryRun) && options.dryRun.includes('All');
+  } catch {
+    return false;
+  }
+}
+
 export function checkExchange(req: FuzzRequest, res: FuzzResponse, before: Map<string, any>, after: Map<string, any>): string[] {
   const problems = [...prototypeProblems()];
   const ok = res.status >= 200 && res.status < 300;
@@ -86,7 +101,7 @@ export function checkExchange(req: FuzzRequest, res: FuzzResponse, before: Map<s
   // A collection delete deletes item by item and stops at the first failure, as kube's does:
   // items deleted before it stay deleted, so a failure may follow some deletions.
   const collectionDelete = req.method === 'DELETE' && (req.path.split('?')[0] === SC || req.path.split('?')[0] === CTB);
-  if (!write || (!ok && !collectionDelete) || query.get('dryRun') === 'All') {
+  if (!write || (!ok && !collectionDelete) || isDryRun(req, query)) {
     problems.push(...sameVersions(before, after).map((p) => `${ok ? 'a read or dry run' : `a ${res.status} answer`} left a write behind: ${p}`));
     return problems;
   }
