@@ -1,10 +1,15 @@
 // Request bodies to JS values: JSON (reporting duplicate object keys, which JSON.parse silently
-// collapses) and YAML (one document). Malformed input is a 400 in kube's words.
+// collapses) and YAML (one document). Malformed input is a 400 in kube's words, and so is input
+// built to exhaust the server: nesting deeper than MAX_JSON_DEPTH, YAML aliases expanding
+// beyond what the document holds ("billion laughs"), a YAML value containing itself.
 
 import { parseDocument } from 'yaml';
+import { checkJsonShape, MAX_JSON_DEPTH } from './json-value.js';
 import { badRequest } from './status-error.js';
 
 export type BodyFormat = 'json' | 'yaml';
+
+const YAML_MAX_ALIAS_COUNT = 100;
 
 export interface DecodedBody {
   value: unknown;
@@ -24,16 +29,69 @@ function decodeJson(text: string): DecodedBody {
   } catch (err) {
     throw badRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const problem = checkJsonShape(value);
+  // Go's scanner words it so: the bracket that opened one level too many.
+  if (problem?.kind === 'depth') throw badRequest(`couldn't get version/kind; json parse error: invalid character '${problem.opener}' exceeded max depth`);
   return { value, duplicateFields: findDuplicateKeys(text) };
 }
 
 function decodeYaml(text: string): DecodedBody {
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
-  if (doc.errors.length) throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]!.message.split('\n')[0]}`);
+  // Before the parser: its recursion makes a deep flow collection slow to fail (seconds for a
+  // few megabytes of brackets), so deep brackets are refused by a linear scan first.
+  if (flowDepthExceeds(text, MAX_JSON_DEPTH)) throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+  // logLevel 'error': the package would otherwise print a process warning per odd key a client sends.
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, logLevel: 'error' });
+  if (doc.errors.length) {
+    const message = doc.errors[0]!.message.split('\n')[0]!;
+    // The yaml package parses nested collections recursively: past roughly a thousand levels
+    // (fewer for flow sequences) its parser runs out of stack and says so as a parse error.
+    if (/Maximum call stack size exceeded/.test(message)) throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    throw badRequest(`error converting YAML to JSON: yaml: ${message}`);
+  }
   const duplicateFields: string[] = [];
-  const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let value: unknown;
+  try {
+    // The yaml package's guard against alias expansion, at its default (as go-yaml's, a ratio of
+    // expanded to written nodes); a document past it is refused in go-yaml's words.
+    value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }) as unknown;
+  } catch (err) {
+    if (err instanceof ReferenceError && /alias/i.test(err.message)) throw badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
+    if (err instanceof RangeError) throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    throw badRequest(`error converting YAML to JSON: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  }
+  const problem = checkJsonShape(value);
+  if (problem?.kind === 'depth') throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+  if (problem?.kind === 'cycle') throw badRequest('error converting YAML to JSON: yaml: anchor value contains itself');
   collectYamlDuplicates(doc.contents, '', duplicateFields);
   return { value, duplicateFields };
+}
+
+/**
+ * Whether YAML flow brackets nest deeper than `max`, skipping quoted scalars and comments. It may
+ * count brackets inside plain scalars or block scalars too: only text with more than `max`
+ * unclosed brackets is refused, which no object of ours needs.
+ */
+function flowDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  const startsToken = (i: number): boolean => i === 0 || /[\s[{,:?-]/.test(text[i - 1]!);
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '[' || c === '{') {
+      if (++depth > max) return true;
+    } else if (c === ']' || c === '}') {
+      if (depth > 0) depth--;
+    } else if (c === '#' && startsToken(i)) {
+      const end = text.indexOf('\n', i);
+      if (end < 0) return false;
+      i = end;
+    } else if ((c === '"' || c === "'") && startsToken(i)) {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c) j += c === '"' && text[j] === '\\' ? 2 : 1;
+      // A single-quoted scalar writes its quote twice; going on from the second one is the same.
+      i = j;
+    }
+  }
+  return false;
 }
 
 type YamlNode = { items?: unknown[]; key?: unknown; value?: unknown } | null | undefined;

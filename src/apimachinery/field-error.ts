@@ -98,11 +98,19 @@ export function goQuote(s: string): string {
   return JSON.stringify(s).replace(/\\u007f/g, '\\x7f');
 }
 
+/**
+ * Longest rendering of one bad value, in characters. Upstream prints values whole; we bound them
+ * so that an error answer stays small whatever the input (a cause repeats its value in the
+ * message too): longer renderings keep their start and say how much was left out.
+ */
+export const MAX_RENDERED_VALUE_CHARS = 1024;
+
 function renderValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value);
+  const text = typeof value === 'string' ? goQuote(value) : (JSON.stringify(value) ?? 'null');
+  if (text.length <= MAX_RENDERED_VALUE_CHARS) return text;
+  return `${text.slice(0, MAX_RENDERED_VALUE_CHARS)}...(${text.length - MAX_RENDERED_VALUE_CHARS} more characters)`;
 }
 
 /** The message of one cause (Go's ErrorBody): type text, the value where Go shows it, then the detail. */
@@ -123,16 +131,33 @@ export function fieldErrorText(e: FieldError): string {
   return e.field ? `${e.field}: ${fieldErrorBody(e)}` : fieldErrorBody(e);
 }
 
-/** Go's ErrorList.ToAggregate().Error(): one message, or `[a, b]` for several, duplicates removed. */
+/**
+ * Most field errors one answer reports (causes, and errors in the message). Upstream reports
+ * every error; we bound the list so that an answer stays small whatever the input (each error
+ * costs at most a few kilobytes, see MAX_RENDERED_VALUE_CHARS): the message says how many more
+ * there were.
+ */
+export const MAX_REPORTED_FIELD_ERRORS = 100;
+
+/**
+ * Go's ErrorList.ToAggregate().Error(): one message, or `[a, b]` for several, duplicates removed;
+ * past MAX_REPORTED_FIELD_ERRORS, `and N more errors` closes the list.
+ */
 export function aggregateFieldErrors(errors: readonly FieldError[]): string {
   const seen = new Set<string>();
   const msgs: string[] = [];
+  let omitted = 0;
   for (const e of errors) {
+    if (msgs.length >= MAX_REPORTED_FIELD_ERRORS) {
+      omitted++;
+      continue;
+    }
     const t = fieldErrorText(e);
     if (!seen.has(t)) {
       seen.add(t);
       msgs.push(t);
     }
   }
+  if (omitted) msgs.push(`and ${omitted} more ${omitted === 1 ? 'error' : 'errors'}`);
   return msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]`;
 }

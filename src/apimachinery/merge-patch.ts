@@ -1,14 +1,30 @@
-// RFC 7386 JSON merge patch (application/merge-patch+json).
+// RFC 7386 JSON merge patch (application/merge-patch+json). Keys are client data: read and
+// written as own keys only (see json-value.ts), so `__proto__` is just a key.
 
-import { isJsonMap as isObject } from './json-value.js';
+import { getOwn, isJsonMap as isObject, setOwn } from './json-value.js';
 
 /** Returns the patched value; `target` is not modified. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return structuredClone(patch);
   const out: Record<string, unknown> = isObject(target) ? structuredClone(target) : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = applyMergePatch(out[key], value);
-  }
+  mergeInto(out, patch);
   return out;
+}
+
+/** Merges `patch` into `out` (already a private copy) in place. */
+function mergeInto(out: Record<string, unknown>, patch: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) {
+      delete out[key];
+      continue;
+    }
+    if (!isObject(value)) {
+      setOwn(out, key, structuredClone(value));
+      continue;
+    }
+    const current = getOwn(out, key);
+    const child = isObject(current) ? current : {};
+    if (child !== current) setOwn(out, key, child);
+    mergeInto(child, value);
+  }
 }

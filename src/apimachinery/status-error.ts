@@ -2,7 +2,7 @@
 // Constructors mirror apimachinery's k8s.io/apimachinery/pkg/api/errors so that messages,
 // reasons and details match what kubectl expects. Rendering happens in one place (http/).
 
-import { aggregateFieldErrors, fieldErrorBody, type FieldError } from './field-error.js';
+import { aggregateFieldErrors, fieldErrorBody, MAX_REPORTED_FIELD_ERRORS, type FieldError } from './field-error.js';
 
 export type StatusReason =
   | 'BadRequest'
@@ -124,7 +124,8 @@ export function conflictWithCauses(message: string, causes: StatusCause[], gr?: 
 }
 
 export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
-  const causes = errors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+  // Bounded like the message (see MAX_REPORTED_FIELD_ERRORS): the first errors, in order.
+  const causes = errors.slice(0, MAX_REPORTED_FIELD_ERRORS).map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
   const message = errors.length
     ? `${groupKindString(gk)} "${name}" is invalid: ${aggregateFieldErrors(errors)}`
     : `${groupKindString(gk)} "${name}" is invalid`;
@@ -203,7 +204,7 @@ export function timeout(message: string, retryAfterSeconds = 0): StatusError {
 }
 
 /** 504 with the ResourceVersionTooLarge cause (a read at a revision the store has not reached). */
-export function resourceVersionTooLarge(requested: number, current: number): StatusError {
+export function resourceVersionTooLarge(requested: number | bigint, current: number): StatusError {
   return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
     retryAfterSeconds: 1,

@@ -1,9 +1,10 @@
 // Strategic merge patch (application/strategic-merge-patch+json), driven by a kind's schema:
 // maps merge key by key, lists follow their declared patch strategy (merge by key, set union
 // of primitives, or atomic replace), and the directives $patch, $retainKeys,
-// $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured.
+// $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured. Keys are client
+// data: read and written as own keys only (see json-value.ts).
 
-import { isJsonMap as isMap, type JsonMap } from './json-value.js';
+import { getOwn, hasOwnKey, isJsonMap as isMap, setOwn, textOf, type JsonMap } from './json-value.js';
 import { resolveSchema, type Schema, type SchemaRegistry } from './schema.js';
 
 /** A malformed patch (bad directive, wrong shapes); the http layer renders it as 400. */
@@ -44,20 +45,20 @@ function listStrategy(fieldSchema: Schema | undefined, registry: SchemaRegistry)
 function propertySchema(schema: Schema | undefined, key: string, registry: SchemaRegistry): Schema | undefined {
   const s = resolveSchema(schema, registry);
   if (!s) return undefined;
-  if (s.properties && key in s.properties) return s.properties[key];
+  if (s.properties && hasOwnKey(s.properties, key)) return s.properties[key];
   if (isMap(s.additionalProperties)) return s.additionalProperties;
   return undefined;
 }
 
 /** Merges `patch` into `original` in place; returns undefined when the map itself is deleted. */
 function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined, registry: SchemaRegistry): JsonMap | undefined {
-  const directive = patch[DIRECTIVE];
+  const directive = getOwn(patch, DIRECTIVE);
   if (directive !== undefined) {
     if (directive === 'delete') return undefined;
     if (directive === 'replace') return stripDirectives(withoutKey(patch, DIRECTIVE), schema, registry) as JsonMap;
-    if (directive !== 'merge') throw new StrategicPatchError(`unknown patch type: ${String(directive)}`);
+    if (directive !== 'merge') throw new StrategicPatchError(`unknown patch type: ${textOf(directive)}`);
   }
-  if (RETAIN_KEYS in patch) applyRetainKeys(original, patch[RETAIN_KEYS]);
+  if (hasOwnKey(patch, RETAIN_KEYS)) applyRetainKeys(original, getOwn(patch, RETAIN_KEYS));
 
   // $setElementOrder compares against the stored order before this patch (kube's serverOrder).
   const orders: [string, unknown, unknown[]][] = [];
@@ -69,7 +70,7 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined,
     }
     if (key.startsWith(SET_ELEMENT_ORDER)) {
       const field = key.slice(SET_ELEMENT_ORDER.length);
-      const stored = original[field];
+      const stored = getOwn(original, field);
       orders.push([field, value, Array.isArray(stored) ? [...stored] : []]);
       continue;
     }
@@ -78,17 +79,17 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema | undefined,
       delete original[key];
       continue;
     }
-    const current = original[key];
+    const current = getOwn(original, key);
     if (isMap(value) && isMap(current)) {
       const merged = mergeMap(current, value, fieldSchema, registry);
       if (merged === undefined) delete original[key];
-      else original[key] = merged;
+      else setOwn(original, key, merged);
     } else if (Array.isArray(value) && Array.isArray(current)) {
-      original[key] = mergeList(current, value, listStrategy(fieldSchema, registry), registry);
-    } else if (isMap(value) && value[DIRECTIVE] === 'delete') {
+      setOwn(original, key, mergeList(current, value, listStrategy(fieldSchema, registry), registry));
+    } else if (isMap(value) && getOwn(value, DIRECTIVE) === 'delete') {
       delete original[key];
     } else {
-      original[key] = stripDirectives(value, fieldSchema, registry);
+      setOwn(original, key, stripDirectives(value, fieldSchema, registry));
     }
   }
   for (const [field, order, serverOrder] of orders) {
@@ -106,56 +107,79 @@ function applyRetainKeys(original: JsonMap, retain: unknown): void {
   if (!Array.isArray(retain) || !retain.every((k) => typeof k === 'string')) {
     throw new StrategicPatchError('invalid patch: $retainKeys must be a list of strings');
   }
-  for (const key of Object.keys(original)) if (!retain.includes(key)) delete original[key];
+  const kept = new Set(retain);
+  for (const key of Object.keys(original)) if (!kept.has(key)) delete original[key];
 }
 
 function deleteFromPrimitiveList(original: JsonMap, field: string, values: unknown): void {
   if (!Array.isArray(values)) throw new StrategicPatchError(`invalid patch: ${DELETE_FROM_PRIMITIVE}${field} must be a list`);
-  const current = original[field];
+  const current = getOwn(original, field);
   if (!Array.isArray(current)) return;
-  original[field] = current.filter((item) => !values.some((v) => primitiveEqual(v, item)));
+  // A Set: linear in the two lists (JSON primitives compare by value in a Set as with ===).
+  const drop = new Set(values);
+  setOwn(original, field, current.filter((item) => !drop.has(item)));
 }
-
-const primitiveEqual = (a: unknown, b: unknown): boolean => a === b;
 
 function mergeList(current: unknown[], patch: unknown[], strategy: ListStrategy, registry: SchemaRegistry): unknown[] {
   if (strategy.kind === 'replace') return patch.map((v) => stripDirectives(v, strategy.itemSchema, registry));
   if (strategy.kind === 'merge-primitives') {
     const out = [...current];
+    const present = new Set(current);
     for (const item of patch) {
       if (isMap(item)) throw new StrategicPatchError('invalid patch: a list of primitives cannot hold objects');
-      if (!out.some((v) => primitiveEqual(v, item))) out.push(item);
+      if (!present.has(item)) {
+        present.add(item);
+        out.push(item);
+      }
     }
     return out;
   }
   return mergeListByKey(current, patch, strategy.mergeKey!, strategy.itemSchema, registry);
 }
 
+/** Removed items are marked, not spliced out, so that the key index stays valid; dropped at the end. */
+const REMOVED = Symbol('removed');
+
 function mergeListByKey(current: unknown[], patch: unknown[], mergeKey: string, itemSchema: Schema | undefined, registry: SchemaRegistry): unknown[] {
-  if (patch.some((item) => isMap(item) && item[DIRECTIVE] === 'replace')) {
-    return patch.filter((item) => !(isMap(item) && item[DIRECTIVE] === 'replace')).map((v) => stripDirectives(v, itemSchema, registry));
+  if (patch.some((item) => isMap(item) && getOwn(item, DIRECTIVE) === 'replace')) {
+    return patch.filter((item) => !(isMap(item) && getOwn(item, DIRECTIVE) === 'replace')).map((v) => stripDirectives(v, itemSchema, registry));
   }
-  const out = [...current];
+  const out: unknown[] = [...current];
+  // Positions of the items holding each merge key value, in order: one pass, then lookups, so
+  // that a long list costs linear time (merge key values compare as with ===).
+  const positions = new Map<unknown, number[]>();
+  out.forEach((v, i) => {
+    if (!isMap(v)) return;
+    const k = getOwn(v, mergeKey);
+    const at = positions.get(k);
+    if (at) at.push(i);
+    else positions.set(k, [i]);
+  });
   for (const item of patch) {
     if (!isMap(item)) throw new StrategicPatchError(`invalid patch: list items must be objects with the merge key "${mergeKey}"`);
-    if (!(mergeKey in item)) throw new StrategicPatchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
-    const index = out.findIndex((v) => isMap(v) && v[mergeKey] === item[mergeKey]);
-    if (item[DIRECTIVE] === 'delete') {
-      for (let i = out.length - 1; i >= 0; i--) {
-        const v = out[i];
-        if (isMap(v) && v[mergeKey] === item[mergeKey]) out.splice(i, 1);
-      }
+    if (!hasOwnKey(item, mergeKey)) throw new StrategicPatchError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+    const itemKey = getOwn(item, mergeKey);
+    const at = positions.get(itemKey);
+    if (getOwn(item, DIRECTIVE) === 'delete') {
+      for (const i of at ?? []) out[i] = REMOVED;
+      positions.delete(itemKey);
       continue;
     }
-    if (index < 0) {
+    if (!at || at.length === 0) {
+      positions.set(itemKey, [out.length]);
       out.push(stripDirectives(item, itemSchema, registry));
       continue;
     }
+    const index = at[0]!;
     const merged = mergeMap(out[index] as JsonMap, item, itemSchema, registry);
-    if (merged === undefined) out.splice(index, 1);
-    else out[index] = merged;
+    if (merged === undefined) {
+      out[index] = REMOVED;
+      at.shift();
+    } else {
+      out[index] = merged;
+    }
   }
-  return out;
+  return out.filter((v) => v !== REMOVED);
 }
 
 /**
@@ -172,14 +196,24 @@ function applyElementOrder(
   registry: SchemaRegistry,
 ): void {
   if (!Array.isArray(order)) throw new StrategicPatchError(`invalid patch: ${SET_ELEMENT_ORDER}${field} must be a list`);
-  const list = original[field];
+  const list = getOwn(original, field);
   if (!Array.isArray(list)) return;
   const { mergeKey } = listStrategy(fieldSchema, registry);
-  const identity = (v: unknown): unknown => (mergeKey && isMap(v) ? v[mergeKey] : v);
-  const orderIds = order.map(identity);
-  const serverIds = serverOrder.map(identity);
-  const rank = (v: unknown): number => orderIds.indexOf(identity(v));
-  const stored = (v: unknown): number => serverIds.indexOf(identity(v));
+  const identity = (v: unknown): unknown => (mergeKey && isMap(v) ? getOwn(v, mergeKey) : v);
+  // First positions by identity, looked up in constant time (indexOf in a sort comparator would
+  // make a long list quadratic).
+  const firstPositions = (items: unknown[]): Map<unknown, number> => {
+    const m = new Map<unknown, number>();
+    items.forEach((v, i) => {
+      const id = identity(v);
+      if (!m.has(id)) m.set(id, i);
+    });
+    return m;
+  };
+  const orderIds = firstPositions(order);
+  const serverIds = firstPositions(serverOrder);
+  const rank = (v: unknown): number => orderIds.get(identity(v)) ?? -1;
+  const stored = (v: unknown): number => serverIds.get(identity(v)) ?? -1;
   const patched = list.filter((v) => rank(v) >= 0).sort((a, b) => rank(a) - rank(b));
   const serverOnly = list.filter((v) => rank(v) < 0).sort((a, b) => stored(a) - stored(b));
   const out: unknown[] = [];
@@ -194,22 +228,22 @@ function applyElementOrder(
       else out.push(patched[j++]);
     }
   }
-  original[field] = out;
+  setOwn(original, field, out);
 }
 
 /** A value new to the original: drop any directives nested in it. */
 function stripDirectives(value: unknown, schema: Schema | undefined, registry: SchemaRegistry): unknown {
   if (Array.isArray(value)) {
     const itemSchema = resolveSchema(schema, registry)?.items;
-    return value.filter((v) => !(isMap(v) && v[DIRECTIVE] === 'delete')).map((v) => stripDirectives(v, itemSchema, registry));
+    return value.filter((v) => !(isMap(v) && getOwn(v, DIRECTIVE) === 'delete')).map((v) => stripDirectives(v, itemSchema, registry));
   }
   if (!isMap(value)) return value;
   const out: JsonMap = {};
   for (const [k, v] of Object.entries(value)) {
     if (k === DIRECTIVE || k === RETAIN_KEYS || k.startsWith(DELETE_FROM_PRIMITIVE) || k.startsWith(SET_ELEMENT_ORDER)) continue;
     if (v === null) continue;
-    if (isMap(v) && v[DIRECTIVE] === 'delete') continue;
-    out[k] = stripDirectives(v, propertySchema(schema, k, registry), registry);
+    if (isMap(v) && getOwn(v, DIRECTIVE) === 'delete') continue;
+    setOwn(out, k, stripDirectives(v, propertySchema(schema, k, registry), registry));
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // are a 400, `null` fields become absent, unknown fields are reported (for fieldValidation) and
 // removed. Free-form subtrees (x-kubernetes-preserve-unknown-fields) are kept as sent.
 
+import { hasOwnKey } from './json-value.js';
 import { resolveSchema, type Schema, type SchemaRegistry } from './schema.js';
 import { badRequest } from './status-error.js';
 
@@ -75,7 +76,9 @@ function walkObject(obj: Record<string, unknown>, s: Schema | undefined, registr
   if (!s) return;
   for (const [key, child] of Object.entries(obj)) {
     const childPath = path ? `${path}.${key}` : key;
-    const childSchema = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    // An own-key lookup: `constructor` or `__proto__` in a body is an unknown field like any other.
+    const declared = s.properties && hasOwnKey(s.properties, key) ? s.properties[key] : undefined;
+    const childSchema = declared ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
     if (!childSchema) {
       if (s.additionalProperties === true) continue;
       unknown.push(childPath);

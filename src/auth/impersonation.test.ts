@@ -26,6 +26,11 @@ describe('impersonation', () => {
   test('detects impersonation headers', () => {
     assert.equal(wantsImpersonation({ 'impersonate-user': ['bob'] }), true);
     assert.equal(wantsImpersonation({ authorization: 'Bearer x' }), false);
+    // As kube reads them: a blank user or uid asks for nothing; a group or extra header always asks.
+    assert.equal(wantsImpersonation({ 'impersonate-user': [''] }), false);
+    assert.equal(wantsImpersonation({ 'impersonate-user': '', 'impersonate-uid': '' }), false);
+    assert.equal(wantsImpersonation({ 'impersonate-user': '', 'impersonate-group': '' }), true);
+    assert.equal(wantsImpersonation({ 'impersonate-extra-team': 'x' }), true);
   });
 
   test('user, groups, uid and extras are each authorized, and system:authenticated is added', async () => {

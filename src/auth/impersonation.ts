@@ -33,9 +33,16 @@ function unescapeExtraKey(encoded: string): string {
   }
 }
 
-/** True when the request asks to impersonate anything. */
+/**
+ * True when the request asks to impersonate anything, as kube reads it: a non-empty user or uid,
+ * or any group or extra header at all. A blank Impersonate-User alone asks for nothing.
+ */
 export function wantsImpersonation(headers: Headers): boolean {
-  return Object.keys(headers).some((k) => k.toLowerCase().startsWith('impersonate-'));
+  return Object.entries(headers).some(([k, v]) => {
+    const name = k.toLowerCase();
+    if (name === 'impersonate-user' || name === 'impersonate-uid') return values({ v }, 'v').some((x) => x !== '');
+    return name === 'impersonate-group' || name.startsWith('impersonate-extra-');
+  });
 }
 
 /**
@@ -48,7 +55,8 @@ export async function resolveImpersonation(requestor: UserInfo, headers: Headers
   const userName = values(headers, 'impersonate-user')[0];
   const groups = values(headers, 'impersonate-group');
   const uid = values(headers, 'impersonate-uid')[0];
-  const extra: Record<string, string[]> = {};
+  // No prototype: an extra named `__proto__` or `constructor` is a key like any other.
+  const extra = Object.create(null) as Record<string, string[]>;
   for (const [key, raw] of Object.entries(headers)) {
     if (!key.startsWith('impersonate-extra-')) continue;
     const extraKey = unescapeExtraKey(key.slice('impersonate-extra-'.length).toLowerCase());
@@ -77,7 +85,8 @@ export async function resolveImpersonation(requestor: UserInfo, headers: Headers
   }
   const user: UserInfo = { username: userName, groups: finalGroups };
   if (uid !== undefined) user.uid = uid;
-  if (Object.keys(extra).length) user.extra = extra;
+  // A plain object again (own keys copied as data, `__proto__` included) for everything downstream.
+  if (Object.keys(extra).length) user.extra = { ...extra };
   return user;
 }
 

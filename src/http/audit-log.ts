@@ -5,6 +5,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { RequestInfo, UserInfo } from '../apimachinery/request-context.js';
+import { checkJsonShape } from '../apimachinery/json-value.js';
 import { auditLevel, type AuditLevel, type AuditPolicy, type AuditStage } from '../auth/audit/audit-policy.js';
 import { noopAuditObserver, type AuditObserver } from '../auth/audit/audit-observer.js';
 import type { AuthorizationResult } from '../auth/authorizer.js';
@@ -124,7 +125,9 @@ export class RequestAudit {
 
 function tryJson(b: Buffer): unknown {
   try {
-    return JSON.parse(b.toString('utf8'));
+    const value: unknown = JSON.parse(b.toString('utf8'));
+    // A body the handler refuses as too deep is not recorded either (encoding it could overflow).
+    return checkJsonShape(value) ? undefined : value;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@
 
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { decodeBody } from '../apimachinery/decode.js';
+import { textOf } from '../apimachinery/json-value.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { badRequest } from '../apimachinery/status-error.js';
 import { decodeTyped } from '../apimachinery/typed-decode.js';
@@ -18,10 +19,10 @@ export function checkTypeMeta(def: ResourceDefinition, value: unknown): KubeObje
   const obj = value as Record<string, unknown>;
   const expected = apiVersionOf(def);
   if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== expected) {
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`);
+    throw badRequest(`the API version in the data (${textOf(obj.apiVersion)}) does not match the expected API version (${expected})`);
   }
   if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== def.kind) {
-    throw badRequest(`no kind "${String(obj.kind)}" is registered for version "${expected}" in scheme "platform-apiserver"`);
+    throw badRequest(`no kind "${textOf(obj.kind)}" is registered for version "${expected}" in scheme "platform-apiserver"`);
   }
   obj.apiVersion = expected;
   obj.kind = def.kind;

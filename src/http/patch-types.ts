@@ -1,8 +1,9 @@
 // The patch formats PATCH accepts, each applied to the current object as JSON.
 
-import jsonpatch from 'fast-json-patch';
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { decodeBody } from '../apimachinery/decode.js';
+import { applyJsonPatch, JsonPatchError } from '../apimachinery/json-patch.js';
+import { checkJsonShape } from '../apimachinery/json-value.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { applyMergePatch } from '../apimachinery/merge-patch.js';
 import { badRequest, invalid, isStatusError, requestEntityTooLarge, unprocessable, unsupportedMediaType } from '../apimachinery/status-error.js';
@@ -68,6 +69,8 @@ export function parsePatch(type: MergingPatchType, body: Buffer | undefined): un
   } catch (err) {
     throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const shape = checkJsonShape(patch);
+  if (shape?.kind === 'depth') throw badRequest(`error decoding patch: invalid character '${shape.opener}' exceeded max depth`);
   if (type === 'application/json-patch+json' && !Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   if (type !== 'application/json-patch+json' && (typeof patch !== 'object' || patch === null || Array.isArray(patch))) {
     throw badRequest('error decoding patch: the patch must be a JSON object');
@@ -76,6 +79,13 @@ export function parsePatch(type: MergingPatchType, body: Buffer | undefined): un
 }
 
 export function applyPatch(type: MergingPatchType, current: Record<string, unknown>, patch: unknown, def: ResourceDefinition): Record<string, unknown> {
+  const patched = applyPatchOfType(type, current, patch, def);
+  // A JSON patch can nest values into each other, deeper than any body may be.
+  if (checkJsonShape(patched)) throw unprocessable('the patched object is nested too deeply: exceeded max depth');
+  return patched;
+}
+
+function applyPatchOfType(type: MergingPatchType, current: Record<string, unknown>, patch: unknown, def: ResourceDefinition): Record<string, unknown> {
   switch (type) {
     case 'application/merge-patch+json':
       return applyMergePatch(current, patch) as Record<string, unknown>;
@@ -87,7 +97,7 @@ export function applyPatch(type: MergingPatchType, current: Record<string, unkno
         throw err;
       }
     case 'application/json-patch+json':
-      return applyJsonPatch(current, patch as jsonpatch.Operation[]);
+      return applyJsonPatchBounded(current, patch as unknown[]);
   }
 }
 
@@ -95,47 +105,23 @@ export function applyPatch(type: MergingPatchType, current: Record<string, unkno
 const MAX_JSON_PATCH_OPERATIONS = 10_000;
 
 /**
- * RFC 6902, one operation at a time, so that `copy` can be bounded before it allocates: copies
- * adding up to more than 3 MiB are refused (a few copies of copies would otherwise grow the
- * object exponentially).
+ * RFC 6902; `copy` is bounded before it allocates: copies adding up to more than 3 MiB are
+ * refused (a few copies of copies would otherwise grow the object exponentially).
  */
-function applyJsonPatch(current: Record<string, unknown>, ops: jsonpatch.Operation[]): Record<string, unknown> {
+function applyJsonPatchBounded(current: Record<string, unknown>, ops: unknown[]): Record<string, unknown> {
   if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
     throw requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`);
   }
-  let doc = structuredClone(current);
-  let copied = 0;
+  let doc: unknown;
   try {
-    ops.forEach((op, i) => {
-      if (op?.op === 'copy' && typeof op.from === 'string') {
-        let value: unknown;
-        try {
-          value = jsonpatch.getValueByPointer(doc, op.from);
-        } catch {
-          value = undefined;
-        }
-        copied += value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value));
-        if (copied > MAX_PATCHED_BYTES) {
-          throw unprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${MAX_PATCHED_BYTES}`);
-        }
-      }
-      doc = jsonpatch.applyOperation(doc, op, true, true, true, i).newDocument;
-    });
+    doc = applyJsonPatch(current, ops, { maxCopyBytes: MAX_PATCHED_BYTES });
   } catch (err) {
-    if (isStatusError(err)) throw err;
-    throw unprocessable(jsonPatchMessage(err));
+    if (err instanceof JsonPatchError) throw unprocessable(err.message);
+    throw err;
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw unprocessable('the patched document is not a JSON object');
   if (Buffer.byteLength(JSON.stringify(doc)) > MAX_PATCHED_BYTES) {
     throw unprocessable(`the patched object is larger than ${MAX_PATCHED_BYTES} bytes`);
   }
-  return doc;
-}
-
-function jsonPatchMessage(err: unknown): string {
-  if (err instanceof jsonpatch.JsonPatchError) {
-    if (err.name === 'TEST_OPERATION_FAILED') return `testing value ${err.operation?.path ?? ''} failed: test failed`;
-    return `${err.operation?.op ?? 'patch'} operation does not apply: ${err.message.split('\n')[0]}`;
-  }
-  return err instanceof Error ? err.message : String(err);
+  return doc as Record<string, unknown>;
 }

@@ -8,14 +8,15 @@ import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { canonicalOrder, setResourceVersion } from '../apimachinery/field-order.js';
-import { isJsonMap } from '../apimachinery/json-value.js';
+import { isJsonMap, textOf } from '../apimachinery/json-value.js';
 import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
 import { badRequest, conflict, invalid, isStatusError, methodNotSupported, nameMismatch, notFound, resourceExpired, resourceVersionTooLarge } from '../apimachinery/status-error.js';
 import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/revisioned-store.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
-import { listReadMode, matchesSelectors, parseResourceVersion, parseSelectors } from './list-options.js';
+import { listReadMode, matchesSelectors, parseSelectors } from './list-options.js';
+import { exactResourceVersion, parseResourceVersion, sameResourceVersion } from './resource-version.js';
 import { decodeObject, decodeShared, encodeObject, sameStoredForm } from './object-codec.js';
 import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
@@ -109,7 +110,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (rv && rv !== '0') {
       const wanted = parseResourceVersion(rv);
       const current = await this.currentRevision();
-      if (wanted > current) throw resourceVersionTooLarge(wanted, current);
+      if (wanted > current) throw resourceVersionTooLarge(exactResourceVersion(rv), current);
     }
     const kv = await this.read(name, rv === '0');
     if (!kv) throw notFound(this.gr, name);
@@ -123,9 +124,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const limit = query.limit && query.limit > 0 ? query.limit : 0;
     let revision = 0;
     let after = '';
+    let exactRevision: bigint | undefined;
     if (query.continue) {
       const position = decodeContinue(query.continue);
       revision = position.revision;
+      exactRevision = position.exactRevision;
       after = position.after;
       const compacted = await this.compactedRevision();
       if (revision < compacted) {
@@ -136,9 +139,10 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       }
     } else if (mode.kind === 'exact') {
       revision = mode.revision;
+      exactRevision = exactResourceVersion(query.resourceVersion ?? '');
     } else if (mode.kind === 'notOlderThan') {
       const current = await this.currentRevision();
-      if (mode.revision > current) throw resourceVersionTooLarge(mode.revision, current);
+      if (mode.revision > current) throw resourceVersionTooLarge(exactResourceVersion(query.resourceVersion ?? ''), current);
     }
 
     const items: T[] = [];
@@ -156,7 +160,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           anyRecent: !snapshot && query.resourceVersion === '0',
         });
       } catch (err) {
-        return translateStorageError(err, this.gr, '', snapshot);
+        return translateStorageError(err, this.gr, '', snapshot === revision && exactRevision !== undefined ? exactRevision : snapshot);
       }
       snapshot = page.revision;
       let i = 0;
@@ -234,7 +238,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const isMap = isJsonMap(meta);
     const metaName = isMap ? (meta as { name?: unknown }).name : undefined;
     if (metaName !== undefined && metaName !== name) {
-      throw nameMismatch(String(metaName), name);
+      throw nameMismatch(textOf(metaName), name);
     }
     // A configuration without a name applies to the object the URL names (a metadata that is
     // not an object is left for the field manager to refuse).
@@ -276,7 +280,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           fieldErrors.invalid(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'),
         ]);
       }
-      if (clientRV && clientRV !== old.metadata.resourceVersion) throw conflict(this.gr, name);
+      // Compared as numbers, as kube does; a resourceVersion that is not a uint64 is a 400.
+      if (clientRV && !sameResourceVersion(clientRV, old.metadata.resourceVersion ?? '')) throw conflict(this.gr, name);
       obj.metadata.resourceVersion = old.metadata.resourceVersion;
       this.carryOverSystemFields(obj, old);
       this.strategy.prepareForUpdate(ctx, obj, old);

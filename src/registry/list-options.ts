@@ -8,14 +8,10 @@ import { parseLabelSelector, type LabelSelector } from '../apimachinery/label-se
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { badRequest, invalid } from '../apimachinery/status-error.js';
 import type { ResourceDefinition } from './resource-definition.js';
+import { parseResourceVersion } from './resource-version.js';
 import type { ListQuery } from './rest-storage.js';
 
 export type ReadMode = { kind: 'latest' } | { kind: 'notOlderThan'; revision: number } | { kind: 'exact'; revision: number };
-
-export function parseResourceVersion(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw badRequest(`Invalid value: ${JSON.stringify(rv)}: resourceVersion must be a non-negative integer`);
-  return Number(rv);
-}
 
 /** How to read for a list, or a 400/422 as kube-apiserver answers bad combinations. */
 export function listReadMode(q: ListQuery): ReadMode {

@@ -15,7 +15,7 @@ import {
 import { isStorageError } from '../storage/revisioned-store.js';
 
 /** Translates a StorageError for `name`; anything else is rethrown unchanged (rendered as 500). */
-export function translateStorageError(err: unknown, gr: GroupResource, name: string, requestedRevision?: number): never {
+export function translateStorageError(err: unknown, gr: GroupResource, name: string, requestedRevision?: number | bigint): never {
   if (!isStorageError(err)) throw err;
   switch (err.code) {
     case 'Timeout':

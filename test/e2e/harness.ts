@@ -34,10 +34,12 @@ export interface TestServer {
   dataDir: string;
   token: string;
   caCertPem: string;
+  /** The server's process id (a child process; absent for a server in the test's own process). */
+  pid?: number;
   /** What the server wrote to stderr (its log). */
   log(): string;
-  /** The server process (to signal it). */
-  process: ChildProcess;
+  /** The server process (to signal it; absent for a server in the test's own process). */
+  process?: ChildProcess;
   request(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
   /** Stops the server; the data dir is removed unless `keepData` (e.g. to restart on it). */
   stop(opts?: { keepData?: boolean }): Promise<void>;
@@ -77,6 +79,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     dataDir,
     token,
     caCertPem,
+    pid: child.pid,
     log: () => stderr,
     process: child,
     request: (method, path, o = {}) => httpRequest(agent, url, method, path, o, token),
@@ -124,7 +127,7 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-function httpRequest(agent: https.Agent, base: URL, method: string, path: string, o: RequestOptions, adminToken: string): Promise<HttpResult> {
+export function httpRequest(agent: https.Agent, base: URL, method: string, path: string, o: RequestOptions, adminToken: string): Promise<HttpResult> {
   const headers: Record<string, string | string[]> = { ...o.headers };
   if (!o.anonymous) headers.Authorization = `Bearer ${o.token ?? adminToken}`;
   let payload: Buffer | undefined;

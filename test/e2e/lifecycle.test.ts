@@ -127,8 +127,8 @@ describe('graceful stop', () => {
       };
       const load = [...Array.from({ length: 6 }, writer), lister()];
       await sleep(1000);
-      const exited = exitOf(server.process);
-      server.process.kill('SIGTERM');
+      const exited = exitOf(server.process!);
+      server.process!.kill('SIGTERM');
       // During the shutdown delay: not ready (the shutdown check), still serving.
       await sleep(300);
       const ready = await send(server, 'GET', '/readyz?verbose');
@@ -168,14 +168,14 @@ describe('graceful stop', () => {
   test('a second signal exits at once, during the shutdown delay', async () => {
     const server = await startServer({ args: ['--shutdown-delay-duration', '60s'] });
     try {
-      const exited = exitOf(server.process);
-      server.process.kill('SIGTERM');
+      const exited = exitOf(server.process!);
+      server.process!.kill('SIGTERM');
       await sleep(300);
       const r = await server.request('GET', '/readyz');
       assert.equal(r.status, 500);
       assert.match(r.text, /\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
       assert.equal((await server.request('GET', '/livez')).text, 'ok', 'still alive, only not ready');
-      server.process.kill('SIGTERM');
+      server.process!.kill('SIGTERM');
       assert.deepEqual(await exited, { code: 1, signal: null });
     } finally {
       await server.stop();

@@ -3,6 +3,7 @@
 // set of fields it owns and when it last changed the object.
 
 import type { ManagedFieldsEntry } from '../object-meta.js';
+import { textOf } from '../json-value.js';
 import { FieldSet } from './field-set.js';
 
 export type Operation = 'Apply' | 'Update';
@@ -43,7 +44,7 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new ManagedFieldsDecodeError('operation must be `Apply` or `Update`');
     if (!e.apiVersion) throw new ManagedFieldsDecodeError('apiVersion must not be empty');
     if (!e.fieldsType) throw new ManagedFieldsDecodeError(`missing fieldsType in managed fields entry ${i}`);
-    if (e.fieldsType !== 'FieldsV1') throw new ManagedFieldsDecodeError(`invalid fieldsType "${String(e.fieldsType)}" in managed fields entry ${i}`);
+    if (e.fieldsType !== 'FieldsV1') throw new ManagedFieldsDecodeError(`invalid fieldsType "${textOf(e.fieldsType)}" in managed fields entry ${i}`);
     let set: FieldSet;
     try {
       set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});

@@ -3,7 +3,7 @@
 // values as added / modified / removed field sets, the merge of an applied configuration into a
 // live object, and the removal of a set of fields.
 
-import { deepEqual, isJsonMap as isMap, type JsonMap } from '../json-value.js';
+import { deepEqual, getOwn, isJsonMap as isMap, setOwn, type JsonMap } from '../json-value.js';
 import { FieldSet, formatPath, type PathElement } from './field-set.js';
 import { untypedMap, type ListType, type TypeNode } from './typed-schema.js';
 
@@ -27,8 +27,9 @@ export function listItemElement(t: ListType, item: unknown): PathElement {
   if (!isMap(item)) throw new ListKeyError('associative list with keys has an element that is not a map');
   const key: JsonMap = {};
   for (const k of [...t.keys].sort()) {
-    if (item[k] === undefined || item[k] === null) throw new ListKeyError(`associative list with keys has an element that omits key field "${k}"`);
-    key[k] = item[k];
+    const v = getOwn(item, k);
+    if (v === undefined || v === null) throw new ListKeyError(`associative list with keys has an element that omits key field "${k}"`);
+    setOwn(key, k, v);
   }
   return `k:${JSON.stringify(key)}`;
 }
@@ -180,8 +181,8 @@ export function merge(lhs: unknown, rhs: unknown, type: TypeNode): unknown {
   if (t.kind === 'list' && !t.atomic && Array.isArray(lhs) && Array.isArray(rhs)) return mergeList(lhs, rhs, t);
   if (t.kind === 'map' && !t.atomic && isMap(lhs) && isMap(rhs)) {
     const out: JsonMap = {};
-    for (const [k, v] of Object.entries(lhs)) out[k] = Object.hasOwn(rhs, k) ? merge(v, rhs[k], t.field(k) ?? { kind: 'untyped' }) : v;
-    for (const [k, v] of Object.entries(rhs)) if (!Object.hasOwn(lhs, k)) out[k] = structuredClone(v);
+    for (const [k, v] of Object.entries(lhs)) setOwn(out, k, Object.hasOwn(rhs, k) ? merge(v, rhs[k], t.field(k) ?? { kind: 'untyped' }) : v);
+    for (const [k, v] of Object.entries(rhs)) if (!Object.hasOwn(lhs, k)) setOwn(out, k, structuredClone(v));
     return out;
   }
   return structuredClone(rhs);
@@ -199,7 +200,9 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
   const rIndex = new Map<PathElement, unknown>();
   rPE.forEach((pe, i) => rIndex.has(pe) || rIndex.set(pe, rhs[i]));
   const shared = rPE.filter((pe) => lIndex.has(pe));
-  let nextShared = shared.shift();
+  // A cursor rather than shift(), which moves the whole array each time (quadratic on long lists).
+  let sharedAt = 0;
+  let nextShared = shared[sharedAt++];
   const taken = new Set<PathElement>();
   const out: unknown[] = [];
   const take = (pe: PathElement): void => {
@@ -215,7 +218,7 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
         take(pe);
         l++;
         r++;
-        nextShared = shared.shift();
+        nextShared = shared[sharedAt++];
         continue;
       }
       if (rIndex.has(pe) && nextShared !== undefined && nextShared !== pe) {
@@ -240,7 +243,7 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
       r++;
       if (taken.has(pe)) continue;
       take(pe);
-      if (nextShared === pe) nextShared = shared.shift();
+      if (nextShared === pe) nextShared = shared[sharedAt++];
     }
   }
   return out;
@@ -263,7 +266,7 @@ export function removeFields(value: unknown, set: FieldSet, type: TypeNode): unk
       const sub = set.children.get(pe);
       const kept = sub ? removeFields(v, sub, t.field(k) ?? { kind: 'untyped' }) : v;
       if (kept === undefined) removedAny = true;
-      else out[k] = kept;
+      else setOwn(out, k, kept);
     }
     return removedAny && Object.keys(out).length === 0 ? undefined : out;
   }

@@ -60,4 +60,20 @@ describe('ObjectMeta validation', () => {
       'metadata.uid: Invalid value: "u2": field is immutable',
     ]);
   });
+
+  test('many controllers: one error in upstream words naming the first two and counting the rest, in upstream position', () => {
+    const refs = Array.from({ length: 5 }, (_, i) => ({ apiVersion: 'v1', kind: 'K', name: `n${i}`, uid: i === 3 ? '' : `u${i}`, controller: true }));
+    const errs = texts(validateObjectMeta({ name: 'a', ownerReferences: refs }, false, nameIsDNSSubdomain, meta));
+    assert.equal(errs.length, 2);
+    assert.match(errs[0]!, /Only one reference can have Controller set to true. Found "true" in references for K\/n0 and K\/n1 \(and 3 more\)$/);
+    assert.equal(errs[1], 'metadata.ownerReferences.uid: Invalid value: "": must not be empty');
+  });
+
+  test('the cost is linear: 20,000 controllers make one error whose rendered value is bounded', () => {
+    const refs = Array.from({ length: 20_000 }, (_, i) => ({ apiVersion: 'v1', kind: 'K', name: `n${i}`, uid: `u${i}`, controller: true }));
+    const errs = texts(validateObjectMeta({ name: 'a', ownerReferences: refs }, false, nameIsDNSSubdomain, meta));
+    assert.equal(errs.length, 1);
+    assert.ok(errs[0]!.length < 2048, `${errs[0]!.length} characters`);
+    assert.match(errs[0]!, /\.\.\.\(\d+ more characters\): Only one reference can have Controller set to true. Found "true" in references for K\/n0 and K\/n1 \(and 19998 more\)$/);
+  });
 });

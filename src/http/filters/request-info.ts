@@ -9,9 +9,12 @@ import type { Filter } from './filter.js';
 
 export const requestInfoFilter: Filter = async (s, next) => {
   s.reply.header('Audit-Id', s.requestId);
-  const url = new URL(s.req.url, 'https://localhost');
-  s.path = decodePath(url.pathname);
-  s.query = url.searchParams;
+  // The path as sent, not as a WHATWG URL would normalize it: Go (and so kube) keeps `.` and
+  // `..` segments, escaped or not, as the names they spell instead of resolving them.
+  const url = s.req.url;
+  const q = url.indexOf('?');
+  s.path = decodePath(q < 0 ? url : url.slice(0, q));
+  s.query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
   s.pretty = isPretty(s.query);
   s.info = resolveRequestInfo(s.req.method, s.path, s.query);
   s.isPublic = PUBLIC_PATHS.has(s.path);
