@@ -7,34 +7,13 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startServer, type TestServer } from './harness.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
-import { ensureServingCertificates } from '../../src/config/certificates.js';
-import { ensureAdminToken } from '../../src/config/admin-token.js';
+import { seededDataDirs } from '../support/replica-data-dirs.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
-const SEED_FILES = ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key', 'admin.token'];
 const haveEtcd = requireEtcd('the multi-replica tests run two servers on a real etcd') !== undefined;
-
-/** Data dirs for `n` replicas, each holding the same certificates and admin token. */
-export async function seededDataDirs(n: number): Promise<{ dirs: string[]; cleanup(): void }> {
-  const root = mkdtempSync(join(tmpdir(), 'replicas-'));
-  const seed = join(root, 'seed');
-  mkdirSync(seed);
-  await ensureServingCertificates({ dir: seed, hosts: ['127.0.0.1'] });
-  ensureAdminToken(seed);
-  const dirs = Array.from({ length: n }, (_, i) => {
-    const dir = join(root, `replica-${i}`);
-    mkdirSync(dir, { mode: 0o700 });
-    for (const f of SEED_FILES) copyFileSync(join(seed, f), join(dir, f));
-    return dir;
-  });
-  return { dirs, cleanup: () => rmSync(root, { recursive: true, force: true }) };
-}
 
 /** Reads a watch's newline-delimited events until `count` arrived or the stream ended. */
 export function watchEvents(server: TestServer, path: string, count: number): Promise<{ status: number; events: any[] }> {
