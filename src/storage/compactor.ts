@@ -7,16 +7,17 @@ export interface Compactor {
   stop(): void;
 }
 
-export function startCompactor(store: RevisionedStore, intervalMs: number, onError: (err: unknown) => void): Compactor {
-  if (intervalMs <= 0) return { stop() {} };
-  let previous = 0;
+/**
+ * Runs `work` now and then every interval, never two at once (a slow run makes the next tick
+ * skip); failures go to `onError` and the schedule goes on.
+ */
+export function runEveryInterval(intervalMs: number, work: () => Promise<void>, onError: (err: unknown) => void): Compactor {
   let running = false;
   const tick = async (): Promise<void> => {
     if (running) return;
     running = true;
     try {
-      if (previous > 0) await store.compact(previous);
-      previous = await store.currentRevision();
+      await work();
     } catch (err) {
       onError(err);
     } finally {
@@ -27,6 +28,19 @@ export function startCompactor(store: RevisionedStore, intervalMs: number, onErr
   timer.unref();
   void tick();
   return { stop: () => clearInterval(timer) };
+}
+
+export function startCompactor(store: RevisionedStore, intervalMs: number, onError: (err: unknown) => void): Compactor {
+  if (intervalMs <= 0) return { stop() {} };
+  let previous = 0;
+  return runEveryInterval(
+    intervalMs,
+    async () => {
+      if (previous > 0) await store.compact(previous);
+      previous = await store.currentRevision();
+    },
+    onError,
+  );
 }
 
 /** Go-style durations as kube flags take them: `5m`, `300s`, `1h30m`, `0`. */

@@ -5,7 +5,7 @@
 // for the next interval. So history is kept for at least one interval, and etcd is compacted
 // once per interval however many replicas there are.
 
-import { startCompactor, type Compactor } from './compactor.js';
+import { runEveryInterval, startCompactor, type Compactor } from './compactor.js';
 import type { RevisionedStore } from './revisioned-store.js';
 import { toStorageError } from './etcd-errors.js';
 import { COMPACT_KEY, EtcdStore } from './etcd-store.js';
@@ -58,24 +58,15 @@ export function startEtcdCompactor(store: EtcdStore, intervalMs: number, onError
   }
   let version = 0;
   let revision = 0;
-  let running = false;
-  const tick = async (): Promise<void> => {
-    if (running) return;
-    running = true;
-    try {
+  return runEveryInterval(
+    intervalMs,
+    async () => {
       const turn = await compactionTurn(store, version, revision);
       version = turn.version;
       revision = turn.revision;
-    } catch (err) {
-      onError(err);
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(() => void tick(), intervalMs);
-  timer.unref();
-  void tick();
-  return { stop: () => clearInterval(timer) };
+    },
+    onError,
+  );
 }
 
 /** The compaction a store needs: SQLite compacts itself; replicas on one etcd take turns through etcd. */
