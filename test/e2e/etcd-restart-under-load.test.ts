@@ -130,7 +130,7 @@ describe('etcd killed and restarted under load', { skip: !haveEtcd }, () => {
       // The outage is seen: not ready, naming etcd (the probe runs every few seconds).
       const notReady = await eventually(() => server.request('GET', '/readyz?verbose'), (x) => x.status === 500, 15_000);
       assert.equal(notReady.status, 500, `${what}: ${notReady.text}`);
-      assert.match(notReady.text, /\[-\]etcd/);
+      assert.match(notReady.text, /\[-\]etcd failed/);
       await whileDown();
       await etcd.members[0]!.start();
       const ready = await eventually(() => server.request('GET', '/readyz?verbose'), (x) => x.status === 200, 40_000);
