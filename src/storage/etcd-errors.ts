@@ -13,7 +13,11 @@ export interface ErrorContext {
   current?: number;
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/**
+ * The error's text. grpc-js ends its connection failures with "Resolution note: <note>" even when
+ * the note is empty, which reached clients as a dangling "Resolution note: " in Status messages.
+ */
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err)).replace(/\.?\s*Resolution note:\s*$/, '');
 
 /** etcd did not answer in time (no quorum, an overloaded member): the outcome is unknown. */
 const TIMEOUT = [/etcdserver: request timed out/, /Deadline exceeded/i, /DEADLINE_EXCEEDED/];

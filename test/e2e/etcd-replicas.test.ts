@@ -53,7 +53,7 @@ describe('two replicas on one etcd', { skip: !haveEtcd }, () => {
     etcd = await startEtcdCluster();
     seeded = await seededDataDirs(2);
     // These tests pin resourceVersions exactly; the ServiceCIDR controllers' own writes on
-    // several replicas are tested in controllers.test.ts.
+    // several replicas are tested in etcd-replica-controllers.test.ts.
     const args = ['--controllers=-service-cidr-controller', '--storage-backend', 'etcd', '--etcd-servers', etcd.endpoints, '--etcd-prefix', `/replicas-${process.pid}`];
     [a, b] = await Promise.all(seeded.dirs.map((dataDir) => startServer({ dataDir, removeOnStop: true, args })));
   });

@@ -20,6 +20,8 @@ export interface EtcdMember {
   running(): boolean;
   /** Stops the member (SIGTERM, then SIGKILL after 5 s); its data stays for start(). */
   stop(): Promise<void>;
+  /** Kills the member at once (SIGKILL: no clean shutdown); its data stays for start(). */
+  kill(): Promise<void>;
   /** Starts a stopped member again on the same ports and data. */
   start(): Promise<void>;
   log(): string;
@@ -43,6 +45,8 @@ export interface EtcdClusterOptions {
   inheritOutput?: boolean;
   /** Serve clients over TLS with this certificate, requiring client certificates signed by `caFile`. */
   tls?: EtcdTls;
+  /** Client ports chosen beforehand, one per member (a server pointed at them before etcd runs). */
+  clientPorts?: number[];
 }
 
 export interface EtcdTls {
@@ -79,7 +83,7 @@ export async function startEtcdCluster(opts: EtcdClusterOptions = {}): Promise<E
   const ownDir = !opts.dir;
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'etcd-test-'));
   const specs: { name: string; client: number; peer: number }[] = [];
-  for (let i = 0; i < size; i++) specs.push({ name: `m${i}`, client: await freePort(), peer: await freePort() });
+  for (let i = 0; i < size; i++) specs.push({ name: `m${i}`, client: opts.clientPorts?.[i] ?? (await freePort()), peer: await freePort() });
   const initialCluster = specs.map((s) => `${s.name}=http://127.0.0.1:${s.peer}`).join(',');
   // One token for the whole cluster: members with different tokens refuse each other.
   const token = `t-${process.pid}-${specs[0]!.client}`;
@@ -127,6 +131,16 @@ interface MemberSpec {
 function member(bin: string, spec: MemberSpec): EtcdMember {
   let child: ChildProcess | undefined;
   let output = '';
+  /** Sends `sig` (then SIGKILL after 5 s) and waits for the exit. */
+  const signal = async (sig: NodeJS.Signals): Promise<void> => {
+    const c = child;
+    if (!c || !m.running()) return;
+    const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    c.kill(sig);
+    const force = setTimeout(() => c.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(force);
+  };
   const m: EtcdMember = {
     name: spec.name,
     clientUrl: spec.clientUrl,
@@ -165,15 +179,8 @@ function member(bin: string, spec: MemberSpec): EtcdMember {
       child.stderr?.on('data', keep);
       await waitUntilServing(spec.clientUrl, () => m.running(), () => output, spec.tls);
     },
-    async stop() {
-      const c = child;
-      if (!c || !m.running()) return;
-      const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-      c.kill('SIGTERM');
-      const force = setTimeout(() => c.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(force);
-    },
+    stop: () => signal('SIGTERM'),
+    kill: () => signal('SIGKILL'),
   };
   return m;
 }
