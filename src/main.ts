@@ -49,6 +49,8 @@ import { timedStore, watchedStore } from './storage/observed-store.js';
 import type { StorageObserver } from './storage/storage-observer.js';
 import { startControllers, type RunningControllers } from './controllers/start-controllers.js';
 import type { ServiceCIDRObject } from './controllers/service-cidr-api.js';
+import type { TrustBundleExpiryObserver, TrustBundleObject } from './controllers/trust-bundle-expiry.js';
+import { earliestExpiry } from './resources/clustertrustbundles/expiry.js';
 
 /** How long the ready line waits for the controllers' first sync. */
 const CONTROLLERS_START_WAIT_MS = 10_000;
@@ -104,16 +106,24 @@ function buildEndpoints(caches: readonly RevisionedStore[], authorizer: Authoriz
 // ── controllers (issue #14) ─────────────────────────────────────────────────────────────────
 /**
  * The in-process controllers (default `kubernetes` ServiceCIDR, ServiceCIDR finalizer and Ready
- * condition) on their own registry stores over the watch caches: they read and write like any
+ * condition, ClusterTrustBundle expiry reporter feeding the metrics gauge) on their own registry stores over the watch caches: they read and write like any
  * client, so they see exactly what clients see. Resolves once their informers have synced;
  * `initialized` once the default ServiceCIDR exists (readiness waits for it, as kube's does).
  */
-async function runControllers(config: ServerConfig, caches: readonly RevisionedStore[], logger: Logger): Promise<RunningControllers> {
+async function runControllers(config: ServerConfig, caches: readonly RevisionedStore[], logger: Logger, expiryObserver: TrustBundleExpiryObserver): Promise<RunningControllers> {
   const i = allResources.findIndex((d) => d.plural === 'servicecidrs');
   const definition = allResources[i]! as unknown as ResourceDefinition<ServiceCIDRObject>;
   const statusStrategy = definition.subresources.find((s) => s.name === 'status')!.strategy;
   const storage = caches[i]!;
+  const t = allResources.findIndex((d) => d.plural === 'clustertrustbundles');
+  const ctbDefinition = allResources[t]! as unknown as ResourceDefinition<TrustBundleObject>;
   return startControllers({
+    // Always on (not one of --controllers): it only reads, and feeds the expiry gauge.
+    trustBundleExpiry: {
+      source: new GenericStore<TrustBundleObject>({ definition: ctbDefinition, strategy: ctbDefinition.strategy, subresource: '', storage: caches[t]!, admission: [] }),
+      earliestExpiry,
+      observer: expiryObserver,
+    },
     serviceCIDRs: {
       main: new GenericStore<ServiceCIDRObject>({ definition, strategy: definition.strategy, subresource: '', storage, admission: [] }),
       status: new GenericStore<ServiceCIDRObject>({ definition, strategy: statusStrategy, subresource: 'status', storage, admission: [] }),
@@ -199,7 +209,7 @@ async function main(): Promise<void> {
   // trying, and readiness (poststarthook/start-service-cidr-controllers) waits for them.
   let controllers: RunningControllers | undefined; // issue #14
   let controllersReady = false;
-  const controllersStarted = runControllers(config, caches, logger)
+  const controllersStarted = runControllers(config, caches, logger, metrics.trustBundleExpiry)
     .then(async (c) => {
       controllers = c;
       await c.initialized;

@@ -45,7 +45,10 @@ export function decodeMessage(buf: Buffer): ProtoMessage {
     } else {
       throw badRequest(`invalid protobuf body: unsupported wire type ${wire}`);
     }
-    out.set(field, [...(out.get(field) ?? []), value]);
+    // Appended in place: a body of a million repeated fields must not be copied a million times.
+    const values = out.get(field);
+    if (values) values.push(value);
+    else out.set(field, [value]);
   }
   return out;
 }

@@ -161,6 +161,11 @@ export function forbiddenPath(why: string): StatusError {
   return failure(403, 'Forbidden', `forbidden: ${why}`, {});
 }
 
+/** go-restful's answer when a path is routed but not for the request's method (kube's serviceErrorHandler renders it). */
+export function methodNotAllowed(): StatusError {
+  return failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+}
+
 export function methodNotSupported(gr: GroupResource, action: string): StatusError {
   return failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${groupResourceString(gr)}"`, {
     group: gr.group,

@@ -3,7 +3,7 @@
 // to their endpoint's verb handler.
 
 import type { Logger, RequestContext, UserInfo } from '../apimachinery/request-context.js';
-import { pathNotFound } from '../apimachinery/status-error.js';
+import { methodNotAllowed, pathNotFound } from '../apimachinery/status-error.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { ResourceEndpoints } from './endpoint.js';
 import { effectiveUser, type RequestState } from './filters/filter.js';
@@ -27,7 +27,9 @@ export function dispatcher(o: DispatchOptions): (s: RequestState) => Promise<voi
     if (s.isPublic || !s.info.isResourceRequest || !user) return o.nonResource.serve(s.req, s.reply, s.path, s.query, s.pretty);
     const { info, reply } = s;
     const ctx = requestContext(s, user, s.logger);
-    if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && info.verb === 'create' && !info.name) {
+    if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && !info.name && !info.namespace) {
+      // Routed for POST only (kube's reviews are create-only): any other method is a 405.
+      if (s.req.method !== 'POST') throw methodNotAllowed();
       return handleSelfReview({ review: info.resource, ctx, reply, body: s.body, contentType: s.req.headers['content-type'] ?? '', authorizer: o.authorizer, clusterScopedGroups });
     }
     const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);

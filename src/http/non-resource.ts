@@ -1,7 +1,10 @@
-// Paths that name no resource: health, metrics, version, discovery and OpenAPI.
+// Paths that name no resource: health, metrics, version, discovery and OpenAPI. As in kube,
+// /version, /api and /apis/<group>/<version> are routed for GET only (go-restful web services
+// there: another method is a 405), while health, metrics, the root, /apis, /apis/<group> and
+// OpenAPI are plain handlers that answer any method (a HEAD gets the GET's headers, no body).
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { internal, notAcceptable, pathNotFound } from '../apimachinery/status-error.js';
+import { internal, methodNotAllowed, notAcceptable, pathNotFound } from '../apimachinery/status-error.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import {
   AGGREGATED_V2BETA1_CONTENT_TYPE,
@@ -65,6 +68,8 @@ export class NonResourceRoutes {
   serve(req: FastifyRequest, reply: FastifyReply, path: string, query: URLSearchParams, pretty: boolean): void | Promise<void> {
     const parts = path.split('/').filter(Boolean);
     const json = (body: unknown) => writeBody(reply, 200, body, { format: { kind: 'json' }, pretty });
+    const getOnly = path === '/version' || path === '/version/' || (parts[0] === 'api' && parts.length === 1);
+    if (getOnly && req.method !== 'GET') throw methodNotAllowed();
     if (path === '/version' || path === '/version/') return json(this.versionInfo());
     if (HEALTH_ENDPOINTS.has(parts[0] ?? '')) return this.health(reply, parts[0] as HealthEndpoint, parts.slice(1).join('/'), query);
     if (parts[0] === 'metrics' && parts.length === 1 && this.opts.metrics) return this.metrics(reply, this.opts.metrics);
@@ -137,7 +142,11 @@ export class NonResourceRoutes {
       return void reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).send(Buffer.from(body));
     }
     if (parts.length === 2) return json(apiGroup(defs, parts[1]!));
-    if (parts.length === 3) return json(apiResourceList(defs, parts[1]!, parts[2]!));
+    if (parts.length === 3) {
+      const list = apiResourceList(defs, parts[1]!, parts[2]!);
+      if (list && req.method !== 'GET') throw methodNotAllowed();
+      return json(list);
+    }
     throw pathNotFound();
   }
 

@@ -44,7 +44,9 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
   info.name = rest[1] ?? '';
   info.subresource = rest[2] ?? '';
   info.parts = rest;
-  let verb = VERB_BY_METHOD[method] ?? method.toLowerCase();
+  // Any other method (OPTIONS, TRACE, ...) has no verb on a resource path, as in kube: it is
+  // authorized as the empty verb, then answered 405.
+  let verb = VERB_BY_METHOD[method] ?? '';
   if (!info.name) {
     if (verb === 'get') verb = query.get('watch') === 'true' || query.get('watch') === '1' ? 'watch' : 'list';
     else if (verb === 'delete') verb = 'deletecollection';

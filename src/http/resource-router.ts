@@ -1,9 +1,11 @@
 // Sends a resource request to its verb's handler, after checking the endpoint serves that
-// verb (405 otherwise) and that the subresource exists (404 otherwise).
+// verb (405 otherwise) and that the subresource exists (404 otherwise). As in kube, whose
+// go-restful routes exist for GET, POST, PUT, PATCH and DELETE only, any other method on a
+// resource path (HEAD, OPTIONS, TRACE, ...) is a 405 once authorized, never served as a GET.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext, RequestInfo } from '../apimachinery/request-context.js';
-import { pathNotFound, type StatusError } from '../apimachinery/status-error.js';
+import { methodNotAllowed, pathNotFound } from '../apimachinery/status-error.js';
 import type { Verb } from '../registry/resource-definition.js';
 import { header, type HandlerInput, type ResourceEndpoints } from './endpoint.js';
 import { negotiateResponse } from './negotiation.js';
@@ -39,11 +41,8 @@ const HANDLERS: Record<Verb, (input: HandlerInput) => Promise<void>> = {
   deletecollection: handleDeleteCollection,
 };
 
-function methodNotAllowed(): StatusError {
-  const err = pathNotFound();
-  Object.assign(err.status, { code: 405, reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource', details: {} });
-  return err;
-}
+/** The methods kube registers routes for on resource paths. */
+const ROUTED_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 export async function routeResource(r: RouteInput): Promise<void> {
   const { definition } = r.endpoint;
@@ -58,6 +57,7 @@ export async function routeResource(r: RouteInput): Promise<void> {
     storage = r.endpoint.status;
   }
   const verb = r.info.verb as Verb;
+  if (!ROUTED_METHODS.has(r.req.method)) throw methodNotAllowed();
   if (!allowed.includes(verb) || !(verb in HANDLERS)) throw methodNotAllowed();
   if (!r.info.name && (verb === 'get' || verb === 'update' || verb === 'patch' || verb === 'delete')) throw methodNotAllowed();
   if (r.info.name && verb === 'create') throw methodNotAllowed();

@@ -1,14 +1,22 @@
 // The self-review APIs kubectl's `auth can-i` (also `--list`) and `auth whoami` call:
 // SelfSubjectAccessReview, SelfSubjectRulesReview (authorization.k8s.io/v1) and
-// SelfSubjectReview (authentication.k8s.io/v1). Bodies come as JSON or, from kubectl, protobuf;
-// answers are JSON with 201, as kube-apiserver answers them.
+// SelfSubjectReview (authentication.k8s.io/v1). Bodies come as JSON, YAML or, from kubectl,
+// protobuf; answers are JSON with 201, as kube-apiserver answers them. The spec is decoded as
+// kube decodes it into its Go type (the shared body decoder's limits, JSON types checked,
+// unknown fields dropped), so the spec echoed back is only ever the typed one: no client
+// structure of any depth or size is sent back.
 
 import type { FastifyReply } from 'fastify';
 import { decodeEnvelope, protoMessage, protoString, PROTOBUF_CONTENT_TYPE, type ProtoMessage } from '../apimachinery/protobuf-envelope.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
+import { decodeBody } from '../apimachinery/decode.js';
+import { isJsonMap } from '../apimachinery/json-value.js';
+import type { Schema } from '../apimachinery/schema.js';
 import { badRequest } from '../apimachinery/status-error.js';
+import { decodeTyped } from '../apimachinery/typed-decode.js';
 import type { AuthorizationAttributes, Authorizer } from '../auth/authorizer.js';
 import type { DiscoveryResource } from './discovery/discovery-documents.js';
+import { bodyFormat } from './negotiation.js';
 import { writeBody } from './response-writer.js';
 
 type Review = 'selfsubjectaccessreviews' | 'selfsubjectrulesreviews' | 'selfsubjectreviews';
@@ -52,22 +60,44 @@ interface ReviewSpec {
   namespace?: string;
 }
 
-/** The review's spec from a JSON or protobuf body. */
+const str: Schema = { type: 'string' };
+/** authorization/v1 FieldSelectorAttributes and LabelSelectorAttributes. */
+const selectorAttributes: Schema = {
+  type: 'object',
+  properties: { rawSelector: str, requirements: { type: 'array', items: { type: 'object', properties: { key: str, operator: str, values: { type: 'array', items: str } } } } },
+};
+/** The Go types of the specs (SelfSubjectReview has none): what kube keeps of a client's spec. */
+const SPEC_SCHEMAS: Record<Review, Schema> = {
+  selfsubjectaccessreviews: {
+    type: 'object',
+    properties: {
+      resourceAttributes: {
+        type: 'object',
+        properties: { namespace: str, verb: str, group: str, version: str, resource: str, subresource: str, name: str, fieldSelector: selectorAttributes, labelSelector: selectorAttributes },
+      },
+      nonResourceAttributes: { type: 'object', properties: { path: str, verb: str } },
+    },
+  },
+  selfsubjectrulesreviews: { type: 'object', properties: { namespace: str } },
+  selfsubjectreviews: { type: 'object', properties: {} },
+};
+
+/** The review's spec from a JSON, YAML or protobuf body. */
 function readSpec(review: Review, body: Buffer | undefined, contentType: string): ReviewSpec {
   if (!body || body.length === 0) return {};
   if (contentType.startsWith(PROTOBUF_CONTENT_TYPE)) {
+    // Fixed-depth reads of known fields: nothing a client nests deeper is ever parsed.
     const raw = decodeEnvelope(body).raw;
     // SelfSubjectRulesReview's spec holds just the namespace (field 1); the access review's holds attributes.
     if (review === 'selfsubjectrulesreviews') return { namespace: protoString(protoMessage(raw, 2), 1) };
     return review === 'selfsubjectaccessreviews' ? specFromProto(raw) : {};
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
-  }
-  return ((parsed as { spec?: ReviewSpec } | null)?.spec ?? {}) as ReviewSpec;
+  // Too deep, malformed or a duplicate-ridden body is a 400 here, as for any other object.
+  const { value } = decodeBody(body, bodyFormat(contentType));
+  // Wrong JSON types are a 400 naming the field (`spec.resourceAttributes.verb`); unknown fields go.
+  const typed: Record<string, unknown> = isJsonMap(value) && value.spec !== undefined ? { spec: value.spec } : {};
+  decodeTyped(typed, { type: 'object', properties: { spec: SPEC_SCHEMAS[review] } }, {});
+  return (typed.spec ?? {}) as ReviewSpec;
 }
 
 function specFromProto(raw: ProtoMessage): ReviewSpec {

@@ -6,11 +6,12 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { METHODS } from 'node:http';
 import type { ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger } from '../apimachinery/request-context.js';
-import { internal, isStatusError, pathNotFound, requestEntityTooLarge, type Status, type StatusError } from '../apimachinery/status-error.js';
+import { internal, isStatusError, requestEntityTooLarge, type Status, type StatusError } from '../apimachinery/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { AuditLog } from './audit-log.js';
@@ -90,6 +91,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     http2SessionTimeout: HTTP2_SESSION_IDLE_MS,
     logger: false,
     bodyLimit: maxBody,
+    // HEAD is routed like any method (see below), not turned into a GET by Fastify.
+    exposeHeadRoutes: false,
     routerOptions: { maxParamLength: 4096 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -183,8 +186,15 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     }
   }
 
-  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', handler });
-  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler });
+  // Every method goes down the request path, as every method reaches kube's handler chain:
+  // authenticated and authorized first, then a resource path answers 405 for what it does not
+  // route (HEAD and OPTIONS included) while health, metrics and OpenAPI paths answer any method,
+  // as Go's plain handlers do (a HEAD gets the GET's headers; Node drops the body).
+  // CONNECT over HTTP/1.1 never gets here (the connection guard answers it).
+  for (const m of METHODS) if (m !== 'CONNECT' && !app.supportedMethods.includes(m)) app.addHttpMethod(m);
+  const methods = app.supportedMethods.filter((m) => m !== 'CONNECT');
+  app.route({ method: methods, url: '/*', handler });
+  app.route({ method: methods, url: '/', handler });
   app.addHook('onSend', async (req, _reply, payload) => {
     const audit = states.get(req)?.audit;
     if (audit?.wantsResponseBody && Buffer.isBuffer(payload)) audit.responseBodyWas(payload);
@@ -209,8 +219,10 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
-  app.setNotFoundHandler((req, reply) => render(req, reply, pathNotFound(), opts.logger));
-  app.setErrorHandler((err, req, reply) => render(req, reply, err, opts.logger));
+  // A method no route can know (HTTP/2 carries any token; Fastify routes only Node's list) ends
+  // in Fastify's last-resort 404: the request path answers it too, as Go's would.
+  app.setNotFoundHandler(handler);
+  app.setErrorHandler((err: Error & { code?: string }, req, reply) => (err.code === 'FST_ERR_NOT_FOUND' ? handler(req, reply) : render(req, reply, err, opts.logger)));
 
   return {
     async listen(host, port) {

@@ -1,5 +1,6 @@
 // The server's Prometheus metrics, in one registry: request, storage, authentication and audit
-// metrics (each recorded through the observer interface of the layer that produces it) plus the
+// metrics (each recorded through the observer interface of the layer that produces it), the
+// ClusterTrustBundle expiry gauge (fed by the controllers' expiry reporter), plus the
 // process and Node.js runtime metrics (CPU, memory, file descriptors, GC, event-loop lag).
 // This is the only module that knows prom-client; main wires it, /metrics renders it.
 
@@ -8,12 +9,15 @@ import type { AuditObserver } from '../auth/audit/audit-observer.js';
 import type { AuthenticationObserver, AuthenticationResult } from '../auth/authentication-observer.js';
 import { RequestMetrics, type MetricsResource } from './request-metrics.js';
 import { StorageMetrics, type StorageMetricsOptions } from './storage-metrics.js';
+import { TrustBundleExpiryMetrics } from './trust-bundle-metrics.js';
 
 export interface ServerMetrics {
   readonly requests: RequestMetrics;
   readonly storage: StorageMetrics;
   readonly authentication: AuthenticationObserver;
   readonly audit: AuditObserver;
+  /** Each ClusterTrustBundle's earliest certificate expiry (the controllers' TrustBundleExpiryObserver). */
+  readonly trustBundleExpiry: TrustBundleExpiryMetrics;
   /** The exposition: Prometheus text format 0.0.4. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -44,6 +48,7 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
   return {
     requests: new RequestMetrics(registry, opts.resources),
     storage: new StorageMetrics(registry, { resources: opts.stored, countObjects: opts.countObjects }),
+    trustBundleExpiry: new TrustBundleExpiryMetrics(registry),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {
         attempts.inc({ result });

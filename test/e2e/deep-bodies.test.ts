@@ -1,6 +1,8 @@
 // Bodies built to exhaust the server (nesting too deep, YAML aliases expanding without end, a
 // YAML value containing itself) are a 400 Status through every decode path, over real HTTPS;
 // nesting up to the limit is decoded normally (deep unknown fields dropped with a warning).
+// Self-reviews, which echo the client's spec, echo only its typed fields; protobuf reviews are
+// read at fixed depth, however deep or repetitive the bytes.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +19,25 @@ const APPLY = 'application/apply-patch+yaml';
 /** `{"x":{"x":…1…}}` with `levels` objects (the outermost included). */
 const nestedJson = (levels: number, key = 'x'): string => `${`{"${key}":`.repeat(levels - 1)}{"${key}":1}${'}'.repeat(levels - 1)}`;
 const nestedArray = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+/** Protobuf wire format: a length-delimited field, a varint field, a varint. */
+const varint = (n: number): Buffer => {
+  const out: number[] = [];
+  for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+  return Buffer.from([...out, n]);
+};
+const pbBytes = (field: number, bytes: Buffer): Buffer => Buffer.concat([varint((field << 3) | 2), varint(bytes.length), bytes]);
+const pbString = (field: number, s: string): Buffer => pbBytes(field, Buffer.from(s));
+/** `k8s\0` + runtime.Unknown{typeMeta, raw} around a SelfSubjectAccessReview's fields. */
+const protobufReview = (raw: Buffer): Buffer =>
+  Buffer.concat([Buffer.from('k8s\0', 'latin1'), pbBytes(1, Buffer.concat([pbString(1, 'authorization.k8s.io/v1'), pbString(2, 'SelfSubjectAccessReview')])), pbBytes(2, raw)]);
+
+const REVIEWS = [
+  { path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1' },
+  { path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1' },
+  { path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1' },
+];
+const SSAR = REVIEWS[0]!.path;
 
 const laughs =
   'a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n' +
@@ -92,6 +113,49 @@ describe('deep and self-expanding bodies', () => {
     const r = await server.request('PATCH', `${SC}/target`, { body: JSON.stringify(ops), headers: { 'Content-Type': JSON_PATCH } });
     assert.equal(r.status, 422, r.text.slice(0, 300));
     assert.equal(r.json.message, 'the patched object is nested too deeply: exceeded max depth');
+  });
+
+  test('self-reviews: a spec nested 5,000 levels is a 400 (JSON and YAML), never a 500 when echoing it back', async () => {
+    for (const r of REVIEWS) {
+      const spec = `{"resourceAttributes":{"verb":"get","resource":"servicecidrs"},"namespace":"","bogus":${nestedJson(5000)}}`;
+      const json = await server.request('POST', r.path, { body: `{"apiVersion":"${r.apiVersion}","kind":"${r.kind}","spec":${spec}}` });
+      assert400(json, "couldn't get version/kind; json parse error: invalid character '{' exceeded max depth", `${r.kind} JSON`);
+      const yaml = await server.request('POST', r.path, { body: `apiVersion: ${r.apiVersion}\nkind: ${r.kind}\nspec: {bogus: ${'['.repeat(5000)}${']'.repeat(5000)}}\n`, headers: { 'Content-Type': 'application/yaml' } });
+      assert400(yaml, `error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`, `${r.kind} YAML`);
+    }
+  });
+
+  test('self-reviews echo only the typed spec: deep unknown fields within the limit are dropped, wrong types are a 400', async () => {
+    const attrs = { verb: 'get', group: 'networking.platform.io', resource: 'servicecidrs', name: 'x' };
+    const deep = JSON.parse(nestedJson(MAX_JSON_DEPTH - 5)) as unknown;
+    const access = await server.request('POST', SSAR, { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { ...attrs, bogus: deep }, bogus: deep } } });
+    assert.equal(access.status, 201, access.text.slice(0, 300));
+    assert.deepEqual(access.json.spec, { resourceAttributes: attrs });
+    assert.equal(access.json.status.allowed, true);
+    const rules = await server.request('POST', REVIEWS[1]!.path, { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'ns', bogus: deep } } });
+    assert.equal(rules.status, 201, rules.text.slice(0, 300));
+    assert.deepEqual(rules.json.spec, { namespace: 'ns' });
+    const who = await server.request('POST', REVIEWS[2]!.path, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', spec: { bogus: deep } } });
+    assert.equal(who.status, 201, who.text.slice(0, 300));
+    assert.equal(who.json.spec, undefined);
+    const wrongType = await server.request('POST', SSAR, { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: { deep } } } } });
+    assert400(wrongType, 'json: cannot unmarshal object into Go struct field spec.resourceAttributes.verb of type string', 'verb of the wrong type');
+  });
+
+  test('protobuf self-reviews are read at fixed depth: 5,000 nested unknown fields and half a million repeated ones are answered', async () => {
+    let nested: Buffer = Buffer.alloc(0);
+    for (let i = 0; i < 5000; i++) nested = pbBytes(15, nested);
+    const attributes = pbBytes(1, Buffer.concat([pbString(2, 'list'), pbString(3, 'networking.platform.io'), pbString(5, 'servicecidrs')]));
+    const headers = { 'Content-Type': 'application/vnd.kubernetes.protobuf' };
+    const deep = await server.request('POST', SSAR, { body: protobufReview(Buffer.concat([pbBytes(2, Buffer.concat([attributes, nested]))])), headers });
+    assert.equal(deep.status, 201, deep.text.slice(0, 300));
+    assert.deepEqual(deep.json.spec, { resourceAttributes: { verb: 'list', group: 'networking.platform.io', resource: 'servicecidrs' } });
+    // Each repeated field is appended, not the list copied: decoding stays linear in the body.
+    const repeated = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < repeated.length; i += 2) repeated[i] = 0x48; // field 9, varint 0
+    const many = await server.request('POST', SSAR, { body: protobufReview(Buffer.concat([repeated, pbBytes(2, attributes)])), headers });
+    assert.equal(many.status, 201, many.text.slice(0, 300));
+    assert.equal(many.json.spec.resourceAttributes.resource, 'servicecidrs');
   });
 
   const yamlCases: { name: string; body: string; message: string }[] = [

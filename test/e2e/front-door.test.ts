@@ -2,7 +2,8 @@
 // every answer is a Status, an unacceptable response format is refused before anything is
 // written, warnings about odd field names are valid headers, percent-encoded paths are decoded
 // (client-node escapes the ':' of signer-linked ClusterTrustBundle names), CONNECT and plain
-// HTTP to the HTTPS port are answered.
+// HTTP to the HTTPS port are answered, methods kube does not route are a 405 where kube's are
+// go-restful routes and served as GET-alikes (HEAD) where kube's are plain handlers.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -86,6 +87,56 @@ describe('front door', () => {
     const out = await rawTls(server, `CONNECT ${SC} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
     assert.match(out, /^HTTP\/1\.1 405 /);
     assert.ok(isStatus(out.slice(out.indexOf('\r\n\r\n') + 4), 405, 'MethodNotAllowed'), out);
+  });
+
+  test('methods kube does not route on a resource path (OPTIONS, HEAD, TRACE, PROPFIND, an HTTP/2 token) are a 405 Status once authenticated; unknown paths stay 404', async () => {
+    const methodNotAllowed = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 };
+    const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+    for (const path of [SC, `${SC}/kubernetes`, `${SC}/kubernetes/status`, CTB, `${SC}?watch=true`, SSAR]) {
+      for (const method of ['OPTIONS', 'TRACE', 'PROPFIND']) {
+        const r = await server.request(method, path);
+        assert.equal(r.status, 405, `${method} ${path}: ${r.text}`);
+        assert.deepEqual(r.json, methodNotAllowed, `${method} ${path}`);
+      }
+      // HEAD is not a GET there (kube has no HEAD routes): a 405 with no body.
+      const head = await server.request('HEAD', path);
+      assert.equal(head.status, 405, `HEAD ${path}`);
+      assert.equal(head.text, '');
+      const h2 = await h2request(server, { ':method': 'OPTIONS', ':path': path });
+      assert.equal(h2.status, 405, `HTTP/2 OPTIONS ${path}`);
+      assert.deepEqual(JSON.parse(h2.text), methodNotAllowed);
+      const token = await h2request(server, { ':method': 'FROB', ':path': path });
+      assert.equal(token.status, 405, `HTTP/2 FROB ${path}: ${token.text}`);
+    }
+    assert.equal((await server.request('GET', SSAR)).status, 405, 'self-reviews are routed for POST only');
+    // The path is checked before the method, and authentication before both.
+    for (const path of [`${SC}/kubernetes/scale`, `${SC}/a/b/c`, '/apis/networking.platform.io/v1/nothings', '/apis/nowhere.io/v1/things']) {
+      const r = await server.request('OPTIONS', path);
+      assert.equal(r.status, 404, `OPTIONS ${path}: ${r.text}`);
+      assert.equal(r.json.reason, 'NotFound');
+    }
+    assert.equal((await server.request('OPTIONS', SC, { anonymous: true })).status, 401);
+    assert.equal((await server.request('OPTIONS', SC, { token: 'not-a-token' })).status, 401);
+  });
+
+  test('HEAD on health, metrics and OpenAPI paths answers as Go: the GET\'s status and headers, no body; /version and group-version discovery are GET-only (405)', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz', '/metrics', '/openapi/v2', '/apis']) {
+      const get = await server.request('GET', path);
+      const head = await server.request('HEAD', path);
+      assert.equal(head.status, get.status, `HEAD ${path}`);
+      assert.equal(head.status, 200, `HEAD ${path}`);
+      assert.equal(head.headers['content-type'], get.headers['content-type'], `HEAD ${path}`);
+      assert.equal(head.text, '', `HEAD ${path} has no body`);
+      const h2 = await h2request(server, { ':method': 'HEAD', ':path': path });
+      assert.equal(h2.status, 200, `HTTP/2 HEAD ${path}`);
+      assert.equal(h2.text, '');
+    }
+    assert.equal((await server.request('HEAD', '/healthz')).headers['content-length'], '2', 'the length of "ok", as Go reports it');
+    for (const path of ['/version', '/apis/networking.platform.io/v1', '/api']) {
+      for (const method of ['HEAD', 'OPTIONS', 'POST']) assert.equal((await server.request(method, path)).status, 405, `${method} ${path}`);
+    }
+    assert.equal((await server.request('GET', '/version')).status, 200);
+    assert.equal((await server.request('OPTIONS', '/apis/networking.platform.io/v9')).status, 404, 'a group version not served is not found, whatever the method');
   });
 
   test('plain HTTP to the HTTPS port gets Go\'s 400 "Client sent an HTTP request to an HTTPS server."', async () => {

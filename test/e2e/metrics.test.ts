@@ -1,6 +1,7 @@
 // /metrics through real HTTPS: kube-apiserver's metric names move as requests are made, label
 // values stay bounded whatever paths, names and parameters a client sends, and RBAC lets the
-// system:monitoring group (and admins) read it, nobody else.
+// system:monitoring group (and admins) read it, nobody else. The ClusterTrustBundle expiry gauge
+// follows the stored bundles: a series per bundle, moved by updates, removed by deletes.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeCACert } from '../fixtures/certs.js';
 import { startServer, type TestServer } from './harness.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
@@ -119,6 +121,49 @@ describe('metrics', () => {
     assert.ok(after.has('nodejs_eventloop_lag_seconds'));
     assert.ok(value(after, 'process_resident_memory_bytes') > 0);
     assert.ok(after.has(`apiserver_current_inflight_requests${labelsOf({ request_kind: 'mutating' })}`));
+  });
+
+  test('ClusterTrustBundle expiry gauge: one series per bundle in Unix seconds, moved by updates, removed on delete', async () => {
+    const gauge = 'apiserver_clustertrustbundle_earliest_certificate_expiration_seconds';
+    const series = (name: string, signer: string): string => `${gauge}${labelsOf({ name, signer })}`;
+    const notBefore = new Date('2025-01-01T00:00:00Z');
+    const [soon, later, latest] = await Promise.all(
+      ['2029-06-01T00:00:00Z', '2031-01-01T00:00:00Z', '2033-03-03T03:03:03Z'].map((at, i) => makeCACert({ commonName: `gauge-${i}`, notBefore, notAfter: new Date(at) })),
+    );
+    const seconds = (iso: string): number => Date.parse(iso) / 1000;
+    const ctb = (name: string, trustBundle: string, signerName?: string) => ({
+      apiVersion: 'certificates.platform.io/v1beta1',
+      kind: 'ClusterTrustBundle',
+      metadata: { name },
+      spec: { trustBundle, ...(signerName ? { signerName } : {}) },
+    });
+    const adminScrape = async (): Promise<Map<string, number>> => {
+      const r = await server.request('GET', '/metrics');
+      assert.equal(r.status, 200, r.text);
+      return parseExposition(r.text);
+    };
+    const plain = series('gauge-plain', '');
+    const signed = series('example.com:gauge:roots', 'example.com/gauge');
+
+    // The earliest certificate of a bundle counts, whatever its position.
+    assert.equal((await server.request('POST', CTB, { body: ctb('gauge-plain', later!.pem + soon!.pem) })).status, 201);
+    assert.equal((await server.request('POST', CTB, { body: ctb('example.com:gauge:roots', later!.pem, 'example.com/gauge') })).status, 201);
+    await waitFor(async () => (await adminScrape()).has(plain) && (await adminScrape()).has(signed), 'both series');
+    const both = await adminScrape();
+    assert.equal(both.get(plain), seconds('2029-06-01T00:00:00Z'));
+    assert.equal(both.get(signed), seconds('2031-01-01T00:00:00Z'));
+
+    // Updating to a later certificate moves the value; deleting a bundle removes its series.
+    const patched = await server.request('PATCH', `${CTB}/gauge-plain`, { body: { spec: { trustBundle: latest!.pem } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    await waitFor(async () => (await adminScrape()).get(plain) === seconds('2033-03-03T03:03:03Z'), 'value moved to the later certificate');
+    assert.equal((await server.request('DELETE', `${CTB}/example.com:gauge:roots`)).status, 200);
+    await waitFor(async () => !(await adminScrape()).has(signed), 'series of the deleted bundle removed');
+    const last = await adminScrape();
+    assert.equal(last.get(plain), seconds('2033-03-03T03:03:03Z'));
+    assert.equal([...last.keys()].filter((k) => k.startsWith(`${gauge}{`)).length, 1, 'one series per stored bundle');
+    assert.equal((await server.request('DELETE', `${CTB}/gauge-plain`)).status, 200);
+    await waitFor(async () => !(await adminScrape()).has(plain), 'series removed after the last delete');
   });
 
   test('label values stay bounded: hostile paths, names, verbs and parameters add no label values', async () => {
