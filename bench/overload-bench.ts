@@ -12,7 +12,10 @@ import { Worker } from 'node:worker_threads';
 export interface OverloadTarget {
   url: string;
   ca: string;
+  /** The storm's bearer token (an ordinary user: system:masters is exempt from the limits). */
   token: string;
+  /** The probing client's token: another ordinary user. */
+  probeToken: string;
   pid: number;
   /** A GET the probe times (an existing object). */
   getPath: string;
@@ -66,7 +69,7 @@ const stats = (samples: number[]): ProbeStats => {
 
 /** Runs the probe worker while `during` runs; returns its latencies. */
 async function probeWhile(t: OverloadTarget, during: () => Promise<void>): Promise<{ readyz: ProbeStats; get: ProbeStats }> {
-  const worker = new Worker(new URL('./overload-probe.js', import.meta.url), { workerData: { url: t.url, ca: t.ca, token: t.token, getPath: t.getPath, intervalMs: 20 } });
+  const worker = new Worker(new URL('./overload-probe.js', import.meta.url), { workerData: { url: t.url, ca: t.ca, token: t.probeToken, getPath: t.getPath, intervalMs: 20 } });
   const result = new Promise<{ readyz: number[]; get: number[] }>((resolve, reject) => {
     worker.on('message', (m) => {
       if (m !== 'warm') resolve(m as { readyz: number[]; get: number[] });
