@@ -21,7 +21,7 @@ const is429 = (e: unknown) => isStatusError(e) && e.status.code === 429 && e.sta
 function setup(estimator = new WorkEstimator()) {
   const clock = { now: 0, lag: 0 };
   let rejected = 0;
-  const filter = loadShedFilter({ maxDelayMs: 100, lag: () => clock.lag, estimator, observer: { ...noopRequestObserver, rejected: () => void rejected++ }, now: () => clock.now });
+  const filter = loadShedFilter({ maxDelayMs: 100, lag: () => clock.lag, estimator, observer: { ...noopRequestObserver, rejected: () => void rejected++ }, now: () => clock.now, rejectDelayMs: 0 });
   let served = 0;
   const send = (method: string, url: string, user = 'alice', groups: string[] = []) => filter(exchange(method, url, user, groups).state, async () => void served++);
   return { clock, send, served: () => served, rejected: () => rejected };
@@ -57,7 +57,7 @@ test('health and version paths and system:masters are never shed', async () => {
   for (let i = 0; i < 2 * SHED_SEATS_PER_USER; i++) await s.send('GET', SC, 'root', ['system:masters']);
   const health = exchange('GET', '/readyz', 'storm');
   health.state.isPublic = true;
-  for (let i = 0; i < 2 * SHED_SEATS_PER_USER; i++) await loadShedFilter({ maxDelayMs: 1, lag: () => 10_000, estimator: new WorkEstimator(), observer: noopRequestObserver })(health.state, async () => {});
+  for (let i = 0; i < 2 * SHED_SEATS_PER_USER; i++) await loadShedFilter({ maxDelayMs: 1, lag: () => 10_000, estimator: new WorkEstimator(), observer: noopRequestObserver, rejectDelayMs: 0 })(health.state, async () => {});
   assert.equal(s.served(), 2 * SHED_SEATS_PER_USER);
 });
 
@@ -90,4 +90,14 @@ test('the lag monitor reports how late its timer is, and a turn still running', 
   } finally {
     lag.stop();
   }
+});
+
+test('a refusal waits out its delay before it is sent', async () => {
+  const filter = loadShedFilter({ maxDelayMs: 1, lag: () => 1000, estimator: new WorkEstimator(), observer: noopRequestObserver, rejectDelayMs: 50 });
+  for (let i = 0; i < SHED_SEATS_PER_USER; i++) await filter(exchange('GET', SC, 'storm').state, async () => {});
+  let settled = false;
+  const refused = filter(exchange('GET', SC, 'storm').state, async () => {}).finally(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'not answered at once');
+  await assert.rejects(refused, is429);
 });

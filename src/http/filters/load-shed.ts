@@ -9,6 +9,7 @@
 // and the loop stays short enough for the others (and the health checks) to be answered.
 // Never shed: the health and version paths and system:masters, as with the in-flight limits.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tooManyRequests } from '../../apimachinery/status-error.js';
 import { requestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
 import { effectiveUser, passThrough, type Filter } from './filter.js';
@@ -28,11 +29,14 @@ export interface LoadShedOptions {
   estimator: WorkEstimator;
   observer: RequestObserver;
   now?: () => number;
+  /** How long a refusal waits before it is sent (default: its Retry-After). */
+  rejectDelayMs?: number;
 }
 
 export function loadShedFilter(o: LoadShedOptions): Filter {
   if (o.maxDelayMs <= 0) return passThrough;
   const now = o.now ?? (() => performance.now());
+  const rejectDelayMs = o.rejectDelayMs ?? RETRY_AFTER_SECONDS * 1000;
   let window = -1;
   /** Seats each user started in the current window (bounded: one entry per active user, reset every second). */
   let started = new Map<string, number>();
@@ -50,6 +54,12 @@ export function loadShedFilter(o: LoadShedOptions): Filter {
     const mine = (started.get(who) ?? 0) + seats;
     if (mine > SHED_SEATS_PER_USER && o.lag() > o.maxDelayMs) {
       o.observer.rejected(requestKind(s.info), 'too-many-requests');
+      // The refusal waits out its Retry-After before it is sent (kube's would have waited in
+      // a queue before being rejected): a client that retries at once, on each of its
+      // connections, then costs one cheap request per connection per second, not a busy loop
+      // of 429s that keeps the event loop as full as the work it replaced. Waiting is a timer,
+      // no work; a client that goes away ends it.
+      if (rejectDelayMs > 0) await sleep(rejectDelayMs, undefined, { signal: s.cancellation.signal }).catch(() => undefined);
       throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
     }
     started.set(who, mine);
