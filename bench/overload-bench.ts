@@ -1,9 +1,10 @@
 // `npm run bench -- overload`: a storm of connections (default 2,000: half creating, half
 // listing everything) for a fixed time (default 30 s) against a fresh server, beside a baseline
 // taken in the same run on the same server before the storm. Reports the share of requests
-// answered 429 (the in-flight limits; 0 without them), what another client sees meanwhile (p99 of
-// /readyz and of a single GET, from a worker thread with its own connection), the server's peak
-// RSS, and recovery: the same probes and the RSS after the storm.
+// answered 429 (the in-flight limits and load shedding), what another client sees meanwhile (p99
+// of /readyz and of a single GET, from a worker thread with its own connection, as another
+// ordinary user), the server's peak RSS, and recovery: the same probes and the RSS after the
+// storm. The storm is an ordinary user: system:masters would be exempt from both by design.
 
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
