@@ -1,9 +1,10 @@
 // `npm run bench -- overload`: a storm of connections (default 2,000: half creating, half
 // listing everything) for a fixed time (default 30 s) against a fresh server, beside a baseline
 // taken in the same run on the same server before the storm. Reports the share of requests
-// answered 429 (the in-flight limits; 0 without them), what another client sees meanwhile (p99 of
-// /readyz and of a single GET, from a worker thread with its own connection), the server's peak
-// RSS, and recovery: the same probes and the RSS after the storm.
+// answered 429 (the in-flight limits and load shedding), what another client sees meanwhile (p99
+// of /readyz and of a single GET, from a worker thread with its own connection, as another
+// ordinary user), the server's peak RSS, and recovery: the same probes and the RSS after the
+// storm. The storm is an ordinary user: system:masters would be exempt from both by design.
 
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
@@ -12,7 +13,10 @@ import { Worker } from 'node:worker_threads';
 export interface OverloadTarget {
   url: string;
   ca: string;
+  /** The storm's bearer token (an ordinary user: system:masters is exempt from the limits). */
   token: string;
+  /** The probing client's token: another ordinary user. */
+  probeToken: string;
   pid: number;
   /** A GET the probe times (an existing object). */
   getPath: string;
@@ -66,7 +70,7 @@ const stats = (samples: number[]): ProbeStats => {
 
 /** Runs the probe worker while `during` runs; returns its latencies. */
 async function probeWhile(t: OverloadTarget, during: () => Promise<void>): Promise<{ readyz: ProbeStats; get: ProbeStats }> {
-  const worker = new Worker(new URL('./overload-probe.js', import.meta.url), { workerData: { url: t.url, ca: t.ca, token: t.token, getPath: t.getPath, intervalMs: 20 } });
+  const worker = new Worker(new URL('./overload-probe.js', import.meta.url), { workerData: { url: t.url, ca: t.ca, token: t.probeToken, getPath: t.getPath, intervalMs: 20 } });
   const result = new Promise<{ readyz: number[]; get: number[] }>((resolve, reject) => {
     worker.on('message', (m) => {
       if (m !== 'warm') resolve(m as { readyz: number[]; get: number[] });

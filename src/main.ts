@@ -238,6 +238,7 @@ async function main(): Promise<void> {
     observer: metrics.requests,
     limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
     requestTimeoutMs: config.requestTimeoutMs,
+    maxEventLoopDelayMs: config.maxEventLoopDelayMs,
   });
   // Installed before listening: a signal during start-up stops the server too.
   const shutdown = installShutdown({

@@ -54,6 +54,8 @@ export interface ServerConfig {
   maxMutatingRequestsInflight: number;
   /** 0 disables the timeout. */
   requestTimeoutMs: number;
+  /** Event-loop delay (ms) past which heavy users' requests are shed with 429; 0 disables shedding. */
+  maxEventLoopDelayMs: number;
 }
 
 const port = (v: string): number => {
@@ -129,6 +131,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--max-requests-inflight <n>', 'non-mutating requests served at once; past it 429 (0: no limit)', nonNegative, 400)
     .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; past it 429 (0: no limit)', nonNegative, 200)
     .option('--request-timeout <duration>', 'a non-watch request not answered within it gets 504 (0: none)', '1m')
+    .option('--max-event-loop-delay <duration>', "while the event loop lags more than this, each user's requests past its allowance get 429 (0: never)", '100ms')
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
@@ -172,6 +175,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     maxRequestsInflight: Number(o.maxRequestsInflight),
     maxMutatingRequestsInflight: Number(o.maxMutatingRequestsInflight),
     requestTimeoutMs: duration(String(o.requestTimeout), '--request-timeout'),
+    maxEventLoopDelayMs: duration(String(o.maxEventLoopDelay), '--max-event-loop-delay'),
   };
 }
 

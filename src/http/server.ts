@@ -26,6 +26,7 @@ import type { HealthChecks } from './health.js';
 import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
 import { selfReviewDiscovery } from './self-review.js';
 import { writeStatus } from './response-writer.js';
+import { EventLoopLag } from './event-loop-lag.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Socket write buffer threshold: above the largest object the server writes. */
@@ -56,6 +57,8 @@ export interface ApiServerOptions {
   audit?: AuditLog;
   /** --max-requests-inflight / --max-mutating-requests-inflight (0: no limit). Default 400 / 200. */
   limits?: InflightLimits;
+  /** --max-event-loop-delay in ms: past it, heavy users' requests are shed with 429 (0: never). Default 100 ms. */
+  maxEventLoopDelayMs?: number;
   /** --request-timeout in ms (0: none). Default 60 s. */
   requestTimeoutMs?: number;
   /** Where request metrics go (default: nowhere). */
@@ -64,6 +67,7 @@ export interface ApiServerOptions {
 
 export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 100;
 
 export interface ApiServer {
   listen(host: string, port: number): Promise<{ port: number }>;
@@ -136,6 +140,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     writeStatus(reply, status, { pretty: false });
   };
 
+  const maxEventLoopDelayMs = opts.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS;
+  const lag = maxEventLoopDelayMs > 0 ? new EventLoopLag() : undefined;
   const chain = buildChain(
     {
       authenticator: opts.authenticator,
@@ -143,6 +149,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       clientCertificates: Boolean(opts.tls.clientCAPem),
       audit: opts.audit,
       limits: opts.limits ?? DEFAULT_LIMITS,
+      maxEventLoopDelayMs,
+      eventLoopLag: () => lag?.current() ?? 0,
       requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       observer: opts.observer ?? noopRequestObserver,
       served: (group, version, resource) => served.has(`${group}/${version}/${resource}`),
@@ -232,6 +240,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     },
     async close() {
       closing.abort();
+      lag?.stop();
       // Every watch ends its response on the abort; wait (briefly) for the ends to reach the
       // clients before closing connections, or Node's close would cut a stream mid-chunk.
       await Promise.race([

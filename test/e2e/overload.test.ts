@@ -165,6 +165,79 @@ describe('overload protection', () => {
   });
 });
 
+describe('load shedding on event-loop delay', () => {
+  let server: TestServer;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'platform-shed-'));
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,uid-alice,\nbob-token,bob,uid-bob,\n');
+    // No in-flight limit: any 429 here is the shedding's. A 1 ms threshold: a burst of
+    // hundreds of requests handled in one event-loop turn is past it.
+    server = await startServer({
+      args: ['--authorization-policy-file', join(dir, 'policy.yaml'), '--token-auth-file', join(dir, 'tokens.csv'), '--max-requests-inflight', '0', '--max-mutating-requests-inflight', '0', '--max-event-loop-delay', '1ms'],
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `count` GETs on one HTTP/2 connection at once; their statuses and one 429's answer. */
+  async function burst(token: string, count: number): Promise<{ statuses: number[]; refused?: { headers: http2.IncomingHttpHeaders; json: any } }> {
+    const session = http2.connect(server.url, { ca: server.caCertPem });
+    session.on('error', () => undefined);
+    try {
+      let refused: { headers: http2.IncomingHttpHeaders; json: any } | undefined;
+      const statuses = await Promise.all(
+        Array.from({ length: count }, () =>
+          new Promise<number>((resolve, reject) => {
+            const stream = session.request({ ':path': SC, authorization: `Bearer ${token}` });
+            let head: http2.IncomingHttpHeaders = {};
+            let text = '';
+            stream.on('response', (h) => (head = h));
+            stream.on('data', (c: Buffer) => (text += c.toString()));
+            stream.on('end', () => {
+              const status = Number(head[':status']);
+              if (status === 429) refused ??= { headers: head, json: JSON.parse(text) };
+              resolve(status);
+            });
+            stream.on('error', reject);
+            stream.end();
+          }),
+        ),
+      );
+      return { statuses, refused };
+    } finally {
+      session.close();
+    }
+  }
+
+  test('a flood from one user gets 429 with Retry-After while /readyz, another user and system:masters are answered', async () => {
+    let refused: { headers: http2.IncomingHttpHeaders; json: any } | undefined;
+    // Bounded: a few bursts of 400 requests at once, until the event loop lagged during one.
+    for (let round = 0; round < 5 && !refused; round++) {
+      const [flood, readyz, other, admin] = await Promise.all([
+        burst('alice-token', 400),
+        server.request('GET', '/readyz', { anonymous: true }),
+        server.request('GET', `${SC}/absent`, { token: 'bob-token' }),
+        h2(server, server.token, { ':path': SC }),
+      ]);
+      assert.ok(flood.statuses.every((c) => c === 200 || c === 429), `only 200 and 429: ${[...new Set(flood.statuses)]}`);
+      assert.ok(flood.statuses.includes(200), 'the flood is served up to its allowance');
+      assert.equal(readyz.status, 200, 'health checks are never shed');
+      assert.equal(admin.status, 200, 'system:masters is never shed');
+      assert.equal(other.status, 404, 'a user sending one request is served');
+      refused = flood.refused;
+    }
+    assert.ok(refused, 'some of the flood was shed');
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.equal(refused.json.kind, 'Status');
+    assert.equal(refused.json.reason, 'TooManyRequests');
+    assert.equal(refused.json.details.retryAfterSeconds, 1);
+  });
+});
+
 describe('request timeout', () => {
   let server: TestServer;
   before(async () => {

@@ -2,12 +2,13 @@
 // handler-chain order, around the handler that serves it. A new concern is a new filter file
 // and one line here.
 //
-//   request info → audit init → authentication → impersonation → audit → in-flight limit
-//   → authorization → metrics → timeout → handler
+//   request info → audit init → authentication → impersonation → audit → load shedding
+//   → in-flight limit → authorization → metrics → timeout → handler
 //
 // As in kube-apiserver: the audit trail is opened before authentication (refused requests are
 // audited) and its level decided once the identity, impersonation included, is known; the
-// in-flight limit needs the user (system:masters is exempt) and comes before authorization.
+// load shedding and the in-flight limit need the user (system:masters is exempt) and come before
+// authorization; both weigh a request with the same work estimate (a wide list costs more).
 // kube runs its timeout outside authentication; here the timeout is counted from the request's
 // arrival, so the time spent before it is charged all the same. A request the timeout ends is
 // still counted by the metrics filter, which wraps it.
@@ -21,11 +22,13 @@ import { authenticationFilter } from './authentication.js';
 import { authorizationFilter } from './authorization.js';
 import { compose, type RequestState } from './filter.js';
 import { impersonationFilter } from './impersonation.js';
+import { loadShedFilter } from './load-shed.js';
 import { maxInFlightFilter, type InflightLimits } from './max-in-flight.js';
 import { metricsFilter } from './metrics.js';
 import { requestInfoFilter } from './request-info.js';
 import type { RequestObserver } from '../../apimachinery/request-observer.js';
 import { timeoutFilter } from './timeout.js';
+import { WorkEstimator } from './work-estimate.js';
 
 export interface ChainOptions {
   authenticator: Authenticator;
@@ -33,6 +36,9 @@ export interface ChainOptions {
   clientCertificates: boolean;
   audit?: AuditLog;
   limits: InflightLimits;
+  /** --max-event-loop-delay in ms (0: no shedding), and the event loop's current delay. */
+  maxEventLoopDelayMs: number;
+  eventLoopLag: () => number;
   requestTimeoutMs: number;
   observer: RequestObserver;
   /** Whether metrics may name this group/version/resource (served ones only: bounded labels). */
@@ -41,6 +47,7 @@ export interface ChainOptions {
 }
 
 export function buildChain(o: ChainOptions, handler: (state: RequestState) => Promise<void>): (state: RequestState) => Promise<void> {
+  const estimator = new WorkEstimator();
   return compose(
     [
       requestInfoFilter,
@@ -48,7 +55,8 @@ export function buildChain(o: ChainOptions, handler: (state: RequestState) => Pr
       authenticationFilter({ authenticator: o.authenticator, clientCertificates: o.clientCertificates, logger: o.logger }),
       impersonationFilter(o.authorizer),
       auditFilter,
-      maxInFlightFilter(o.limits, o.observer),
+      loadShedFilter({ maxDelayMs: o.maxEventLoopDelayMs, lag: o.eventLoopLag, estimator, observer: o.observer }),
+      maxInFlightFilter(o.limits, o.observer, estimator),
       authorizationFilter(o.authorizer),
       metricsFilter(o.observer, o.served),
       timeoutFilter(o.requestTimeoutMs),

@@ -4,6 +4,7 @@ import { isStatusError } from '../../apimachinery/status-error.js';
 import { resolveRequestInfo } from '../request-info.js';
 import { InflightPool } from './inflight-pool.js';
 import { maxInFlightFilter } from './max-in-flight.js';
+import { noteListed } from './work-estimate.js';
 import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
 import { fakeExchange } from './test-state.js';
 
@@ -84,4 +85,34 @@ test('one user cannot take the whole pool from the others', () => {
   pool.release('other');
   assert.equal(pool.inUse, 1);
   assert.equal(pool.tryAcquire('noisy'), true, 'alone, a user may use its share again');
+});
+
+test('a wide request takes several seats, never more than one user share', () => {
+  const pool = new InflightPool(20);
+  assert.equal(pool.seatsFor(10), 10);
+  assert.equal(pool.seatsFor(0), 1);
+  assert.equal(new InflightPool(2).seatsFor(10), 1, 'a small pool still serves a wide list when idle');
+  assert.equal(pool.tryAcquire('a', 10), true);
+  assert.equal(pool.tryAcquire('a', 1), false, 'a holds its share of 10 seats and half the pool is used');
+  assert.equal(pool.tryAcquire('b', 10), true);
+  assert.equal(pool.tryAcquire('c', 1), false, 'the pool is full');
+  pool.release('a', 10);
+  assert.equal(pool.inUse, 10);
+  assert.equal(pool.tryAcquire('c', 10), true);
+});
+
+test('a list of many objects holds more seats: after a list of 950 objects the next takes 10 of the pool', async () => {
+  const filter = maxInFlightFilter({ maxRequestsInflight: 20, maxMutatingRequestsInflight: 1 }, recorder());
+  // A list reporting 950 objects teaches the estimate; it ends at once.
+  const first = exchange('GET', SC, 'a');
+  await filter(first.state, async () => noteListed(first.state.req, 950));
+  first.close();
+  const big = [exchange('GET', SC, 'a'), exchange('GET', SC, 'b')];
+  for (const x of big) await filter(x.state, async () => {});
+  // 20 seats held by two lists: even a get is refused now.
+  await assert.rejects(filter(exchange('GET', `${SC}/x`, 'c').state, async () => {}), is429);
+  big[0]!.close();
+  await filter(exchange('GET', `${SC}/x`, 'c').state, async () => {});
+  // A limited list is narrower: limit=100 is one seat.
+  await filter(exchange('GET', `${SC}?limit=100`, 'd').state, async () => {});
 });

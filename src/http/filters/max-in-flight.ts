@@ -1,12 +1,16 @@
 // Filter: the in-flight limit (kube's WithMaxInFlightLimit, --max-requests-inflight and
-// --max-mutating-requests-inflight). A request holds a slot of its kind until its response is
-// over; past the limit it is refused at once with 429 and Retry-After: 1. Never limited:
-// long-running requests (watches), the health and version paths, and system:masters (kube
-// lets the super-user through so an administrator can always act). A limit of 0 is no limit.
+// --max-mutating-requests-inflight), counted in seats as kube's priority and fairness counts
+// them: a request holds its width in seats (work-estimate.ts: a list of many objects up to 10)
+// until its response is over, so the limit also bounds how many multi-megabyte list responses
+// are being written at once (the memory they hold while a slow client reads). Past the limit a
+// request is refused at once with 429 and Retry-After: 1. Never limited: long-running requests
+// (watches), the health and version paths, and system:masters (kube lets the super-user
+// through so an administrator can always act). A limit of 0 is no limit.
 
 import { tooManyRequests } from '../../apimachinery/status-error.js';
-import { effectiveUser, passThrough, type Filter } from './filter.js';
+import { effectiveUser, type Filter } from './filter.js';
 import { InflightPool } from './inflight-pool.js';
+import { WorkEstimator } from './work-estimate.js';
 import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
@@ -18,21 +22,29 @@ export interface InflightLimits {
   maxMutatingRequestsInflight: number;
 }
 
-export function maxInFlightFilter(limits: InflightLimits, observer: RequestObserver): Filter {
-  if (limits.maxRequestsInflight <= 0 && limits.maxMutatingRequestsInflight <= 0) return passThrough;
+export function maxInFlightFilter(limits: InflightLimits, observer: RequestObserver, estimator = new WorkEstimator()): Filter {
   const pools: Record<RequestKind, InflightPool | undefined> = {
     readOnly: limits.maxRequestsInflight > 0 ? new InflightPool(limits.maxRequestsInflight) : undefined,
     mutating: limits.maxMutatingRequestsInflight > 0 ? new InflightPool(limits.maxMutatingRequestsInflight) : undefined,
+  };
+  // Every list teaches the estimator its collection's size, limited or not.
+  const run = async (s: Parameters<Filter>[0], next: Parameters<Filter>[1]): Promise<void> => {
+    try {
+      await next();
+    } finally {
+      estimator.learn(s.req, s.info);
+    }
   };
   return async (s, next) => {
     if (s.longRunning || s.isPublic) return next();
     const kind: RequestKind = READ_ONLY_VERBS.has(s.info.verb) ? 'readOnly' : 'mutating';
     const pool = pools[kind];
-    if (!pool) return next();
+    if (!pool) return run(s, next);
     const user = effectiveUser(s);
     const who = user?.username ?? '';
-    if (!pool.tryAcquire(who)) {
-      if (user?.groups.includes(PRIVILEGED_GROUP)) return next();
+    const seats = pool.seatsFor(estimator.seats(s.info, s.query));
+    if (!pool.tryAcquire(who, seats)) {
+      if (user?.groups.includes(PRIVILEGED_GROUP)) return run(s, next);
       observer.rejected(kind, 'too-many-requests');
       throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
     }
@@ -41,12 +53,12 @@ export function maxInFlightFilter(limits: InflightLimits, observer: RequestObser
     const release = (): void => {
       if (released) return;
       released = true;
-      pool.release(who);
+      pool.release(who, seats);
       observer.inflight(kind, -1);
     };
-    // The slot is held until the response is over, as kube's is until it is written.
+    // The seats are held until the response is over, as kube's are until it is written.
     s.reply.raw.once('close', release);
     if (s.reply.raw.closed) release();
-    return next();
+    return run(s, next);
   };
 }

@@ -1,0 +1,68 @@
+// Filter: load shedding on event-loop delay (our single-threaded stand-in for kube's priority
+// and fairness saturation). kube refuses with 429 what does not fit its concurrency; in Node the
+// backlog sits in sockets and the event loop, not in running handlers, so the in-flight count
+// stays low while every request waits seconds. The measure of overload here is the event loop's
+// delay: while it exceeds --max-event-loop-delay, each user may start at most
+// SHED_SEATS_PER_USER seats (work-estimate.ts) per second, and the rest are refused at once with
+// 429 and Retry-After: 1, cheaply, before any storage or serialization work. A client sending a
+// few requests keeps being served; a client flooding the server gets its allowance and 429s,
+// and the loop stays short enough for the others (and the health checks) to be answered.
+// Never shed: the health and version paths and system:masters, as with the in-flight limits.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tooManyRequests } from '../../apimachinery/status-error.js';
+import { requestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
+import { effectiveUser, passThrough, type Filter } from './filter.js';
+import type { WorkEstimator } from './work-estimate.js';
+
+const PRIVILEGED_GROUP = 'system:masters';
+const RETRY_AFTER_SECONDS = 1;
+/** Seats a user may start per second while the event loop lags. */
+export const SHED_SEATS_PER_USER = 50;
+const WINDOW_MS = 1000;
+
+export interface LoadShedOptions {
+  /** --max-event-loop-delay in ms; 0 turns shedding off. */
+  maxDelayMs: number;
+  /** The event loop's current delay in ms. */
+  lag: () => number;
+  estimator: WorkEstimator;
+  observer: RequestObserver;
+  now?: () => number;
+  /** How long a refusal waits before it is sent (default: its Retry-After). */
+  rejectDelayMs?: number;
+}
+
+export function loadShedFilter(o: LoadShedOptions): Filter {
+  if (o.maxDelayMs <= 0) return passThrough;
+  const now = o.now ?? (() => performance.now());
+  const rejectDelayMs = o.rejectDelayMs ?? RETRY_AFTER_SECONDS * 1000;
+  let window = -1;
+  /** Seats each user started in the current window (bounded: one entry per active user, reset every second). */
+  let started = new Map<string, number>();
+  return async (s, next) => {
+    if (s.isPublic) return next();
+    const user = effectiveUser(s);
+    if (user?.groups.includes(PRIVILEGED_GROUP)) return next();
+    const w = Math.floor(now() / WINDOW_MS);
+    if (w !== window) {
+      window = w;
+      started = new Map();
+    }
+    const who = user?.username ?? '';
+    const seats = o.estimator.seats(s.info, s.query);
+    const mine = (started.get(who) ?? 0) + seats;
+    if (mine > SHED_SEATS_PER_USER && o.lag() > o.maxDelayMs) {
+      o.observer.rejected(requestKind(s.info), 'too-many-requests');
+      // The refusal waits out its Retry-After before it is sent (kube's would have waited in
+      // a queue before being rejected): a client that retries at once, on each of its
+      // connections, then costs one cheap request per connection per second, not a busy loop
+      // of 429s that keeps the event loop as full as the work it replaced. Waiting is a timer,
+      // no work; a client that goes away ends it.
+      if (rejectDelayMs > 0) await sleep(rejectDelayMs, undefined, { signal: s.cancellation.signal }).catch(() => undefined);
+      throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
+    }
+    started.set(who, mine);
+    return next();
+  };
+}
