@@ -1,7 +1,8 @@
 // The generic CRUD engine (kube's registry Store), driven by a kind's definition and strategy.
 // Order of work on writes: system fields → prepare → validate (422) → admission (403) →
 // optimistic write (409, retried when the client gave no resourceVersion). Objects with
-// finalizers are marked on delete and removed when their last finalizer goes.
+// finalizers are marked on delete and removed when their last finalizer goes. Longer than our
+// usual file: every verb shares the read-modify-write loop and the system-field rules kept here.
 
 import { randomUUID } from 'node:crypto';
 import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
