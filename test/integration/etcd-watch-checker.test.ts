@@ -14,7 +14,7 @@ import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 import { EtcdStore } from '../../src/storage/etcd-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
-import { expectedEvents, rng, type Change, type Seen } from '../support/watch-history.js';
+import { expectedEvents, rng, WATCHER_SPECS, type Change, type Seen } from '../support/watch-history.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
 const opts = { fieldManager: 'checker' };
@@ -42,14 +42,7 @@ test('randomized writers and watchers over two replicas, across an etcd member r
   // A write outside the prefix, so that watches start from a real revision.
   const startRv = (await replicas[0]!.store.optimisticPut('/registry/seed', new Uint8Array([1]), 0)).revision;
 
-  const specs: { color?: string; slow: boolean; restartEvery?: number }[] = [
-    { slow: false },
-    { slow: true },
-    { color: 'red', slow: false },
-    { color: 'blue', slow: true },
-    { slow: false, restartEvery: 5 },
-    { color: 'red', slow: false, restartEvery: 3 },
-  ];
+  const specs = WATCHER_SPECS;
   const seen: Seen[][] = specs.map(() => []);
   const stopAll = new AbortController();
 

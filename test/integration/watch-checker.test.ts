@@ -17,44 +17,12 @@ import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { FaultInjectingStore } from '../../src/storage/fault-injecting-store.js';
+import { expectedEvents, rng, WATCHER_SPECS, type Change, type Seen } from '../support/watch-history.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
 const opts = { fieldManager: 'checker' };
 const NAMES = Array.from({ length: 12 }, (_, i) => `obj-${i}`);
 const COLORS = ['red', 'blue'];
-
-/** A deterministic PRNG so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
-
-interface Seen {
-  type: string;
-  name: string;
-  rv: number;
-}
-
-interface Change {
-  rv: number;
-  name: string;
-  before?: string; // color before the change (undefined: did not exist)
-  after?: string; // color after (undefined: deleted)
-}
-
-/** What a watcher with `color` (or none) must see for changes after `fromRv`, by kube's transition rules. */
-function expected(history: Change[], fromRv: number, color: string | undefined): Seen[] {
-  const out: Seen[] = [];
-  for (const c of history) {
-    if (c.rv <= fromRv) continue;
-    const was = c.before !== undefined && (color === undefined || c.before === color);
-    const is = c.after !== undefined && (color === undefined || c.after === color);
-    if (was && is) out.push({ type: 'MODIFIED', name: c.name, rv: c.rv });
-    else if (is) out.push({ type: 'ADDED', name: c.name, rv: c.rv });
-    else if (was) out.push({ type: 'DELETED', name: c.name, rv: c.rv });
-  }
-  return out;
-}
 
 test('randomized writers and watchers, across a store restart, see exactly the history', { timeout: 120_000 }, async () => {
   const seed = Number(process.env.WATCH_CHECKER_SEED ?? Date.now() % 100000);
@@ -74,14 +42,7 @@ test('randomized writers and watchers, across a store restart, see exactly the h
   const startRv = (await server.store.optimisticPut('/registry/seed', new Uint8Array([1]), 0)).revision;
 
   // Watchers: a label filter or none, slow or not, restarting every n events or not.
-  const specs: { color?: string; slow: boolean; restartEvery?: number }[] = [
-    { slow: false },
-    { slow: true },
-    { color: 'red', slow: false },
-    { color: 'blue', slow: true },
-    { slow: false, restartEvery: 5 },
-    { color: 'red', slow: false, restartEvery: 3 },
-  ];
+  const specs = WATCHER_SPECS;
   const seen: Seen[][] = specs.map(() => []);
   const stopAll = new AbortController();
   let restarted: Promise<void> = Promise.resolve();
@@ -174,7 +135,7 @@ test('randomized writers and watchers, across a store restart, see exactly the h
     changes.push({ rv: e.revision, name, before: e.prevKv ? colorOf(e.prevKv.value) : undefined, after: e.type === 'put' ? colorOf(e.kv.value) : undefined });
     if (e.revision >= endRv) break;
   }
-  const wants = specs.map((spec) => expected(changes, startRv, spec.color));
+  const wants = specs.map((spec) => expectedEvents(changes, startRv, spec.color));
   for (let t = 0; t < 400 && seen.some((s, i) => s.length < wants[i]!.length); t++) await new Promise((r) => setTimeout(r, 25));
   stopAll.abort();
   await Promise.all(watchers);

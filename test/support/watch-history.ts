@@ -36,3 +36,13 @@ export function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
+
+/** The checkers' watchers: a label filter or none, slow or not, restarting every n events or not. */
+export const WATCHER_SPECS: readonly { color?: string; slow: boolean; restartEvery?: number }[] = [
+  { slow: false },
+  { slow: true },
+  { color: 'red', slow: false },
+  { color: 'blue', slow: true },
+  { slow: false, restartEvery: 5 },
+  { color: 'red', slow: false, restartEvery: 3 },
+];
