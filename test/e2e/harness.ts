@@ -25,6 +25,18 @@ export interface RequestOptions {
   /** Send no Authorization header (default: the admin token). */
   anonymous?: boolean;
   token?: string;
+  /** Fail (instead of waiting on) an answer that does not come within this time. */
+  timeoutMs?: number;
+}
+
+/** A response body as text, and as JSON when it is JSON. */
+export function bodyOf(chunks: Buffer[]): { text: string; json: any } {
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return { text, json: JSON.parse(text) };
+  } catch {
+    return { text, json: undefined };
+  }
 }
 
 export interface TestServer {
@@ -144,17 +156,9 @@ export function httpRequest(agent: https.Agent, base: URL, method: string, path:
     const req = https.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, ...bodyOf(chunks) }));
     });
+    if (o.timeoutMs !== undefined) req.setTimeout(o.timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${o.timeoutMs} ms`)));
     req.on('error', reject);
     req.end(payload);
   });

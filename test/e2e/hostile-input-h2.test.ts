@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import { startInProcessServer } from './in-process-server.js';
-import type { TestServer } from './harness.js';
+import { bodyOf, type TestServer } from './harness.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 
@@ -30,16 +30,7 @@ function request(session: http2.ClientHttp2Session, token: string, method: strin
       responseHeaders = h;
     });
     stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      resolve({ status, headers: responseHeaders, json, text });
-    });
+    stream.on('end', () => resolve({ status, headers: responseHeaders, ...bodyOf(chunks) }));
     stream.on('error', reject);
     stream.end(body);
   });

@@ -23,18 +23,12 @@ import { FaultInjectingStore } from '../../src/storage/fault-injecting-store.js'
 import { MemoryStore } from '../../src/storage/memory-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { buildHealthChecks } from '../../src/lifecycle/health-checks.js';
+import { httpRequest, type HttpResult } from './harness.js';
 import { KUBERNETES_VERSION } from '../../src/version.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const TOKEN = 'outage-test-token';
 const scidr = (name: string) => ({ apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: ['10.0.0.0/24'] } });
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  json: any;
-}
 
 describe('watch cache outage through HTTPS', () => {
   const dir = mkdtempSync(join(tmpdir(), 'platform-outage-'));
@@ -45,30 +39,9 @@ describe('watch cache outage through HTTPS', () => {
   let agent: https.Agent;
   let port = 0;
 
-  const request = (method: string, path: string, body?: object, timeoutMs = 10_000): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const payload = body ? Buffer.from(JSON.stringify(body)) : undefined;
-      const headers: Record<string, string> = { Authorization: `Bearer ${TOKEN}` };
-      if (payload) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) });
-      const req = https.request({ agent, host: '127.0.0.1', port, method, path, headers, timeout: timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      });
-      // Bounded: an answer that does not come within timeoutMs fails the test instead of hanging it.
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
-      req.on('error', reject);
-      req.end(payload);
-    });
+  // Bounded: an answer that does not come within timeoutMs fails the test instead of hanging it.
+  const request = (method: string, path: string, body?: object, timeoutMs = 10_000): Promise<HttpResult> =>
+    httpRequest(agent, new URL(`https://127.0.0.1:${port}`), method, path, { body, timeoutMs }, TOKEN);
 
   /** Opens a watch; `events` fills as lines arrive, `ended` resolves when the server ends the response. */
   const openWatch = (path: string) =>

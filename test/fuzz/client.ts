@@ -2,7 +2,7 @@
 // is a failure, not a hang), and reads the stored state of both kinds.
 
 import https from 'node:https';
-import type { TestServer } from '../e2e/harness.js';
+import { bodyOf, type TestServer } from '../e2e/harness.js';
 import { CTB, SC, type FuzzRequest } from './arbitraries.js';
 
 export interface FuzzResponse {
@@ -33,16 +33,7 @@ export class FuzzClient {
       const req = https.request({ agent: this.agent, host: '127.0.0.1', port: this.server.port, method: r.method, path: r.path, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, ...bodyOf(chunks) }));
         res.on('error', reject);
       });
       req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
