@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './harness.js';
+import { eventually } from '../support/polling.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
@@ -89,12 +90,3 @@ describe('a replica on a 3-member etcd under faults', { skip: !haveEtcd }, () =>
   });
 });
 
-/** Polls `fn` (bounded: 60 tries, 250 ms apart) until `done` holds; returns the last answer. */
-async function eventually<T>(fn: () => Promise<T>, done: (t: T) => boolean): Promise<T> {
-  let last = await fn();
-  for (let i = 0; i < 60 && !done(last); i++) {
-    await new Promise((r) => setTimeout(r, 250));
-    last = await fn();
-  }
-  return last;
-}

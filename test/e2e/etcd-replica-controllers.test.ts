@@ -8,20 +8,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from './harness.js';
+import { eventually } from '../support/polling.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 import { seededDataDirs } from '../support/replica-data-dirs.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const haveEtcd = requireEtcd('the replica controller tests run two servers on a real etcd') !== undefined;
 
-async function eventually<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T = await fn();
-  while (!ok(last)) {
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(last).slice(0, 400)}`);
-    await sleep(100);
-    last = await fn();
-  }
+/** Polls until `ok` holds, for at most `ms`; fails naming `what` otherwise. */
+async function converged<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const last = await eventually(fn, ok, ms, 100);
+  if (!ok(last)) assert.fail(`${what}: still ${JSON.stringify(last).slice(0, 400)}`);
   return last;
 }
 
@@ -45,12 +42,12 @@ describe('controllers on two replicas over one etcd', { skip: !haveEtcd }, () =>
   });
 
   test('one default ServiceCIDR, Ready once, then no writes from either replica', async () => {
-    const list = await eventually('the default ServiceCIDR', () => b.request('GET', SC), (r) => r.json?.items?.some((o: any) => o.metadata.name === 'kubernetes'));
+    const list = await converged('the default ServiceCIDR', () => b.request('GET', SC), (r) => r.json?.items?.some((o: any) => o.metadata.name === 'kubernetes'));
     assert.deepEqual(list.json.items.filter((o: any) => o.metadata.name === 'kubernetes').length, 1);
 
     assert.equal((await a.request('POST', SC, { body: { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'shared' }, spec: { cidrs: ['10.80.0.0/24'] } } })).status, 201);
     const ready = (o: any) => o.metadata?.finalizers?.includes('networking.platform.io/service-cidr-finalizer') && o.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
-    const settled = await eventually('shared ready through B', () => b.request('GET', `${SC}/shared`), (r) => r.status === 200 && ready(r.json));
+    const settled = await converged('shared ready through B', () => b.request('GET', `${SC}/shared`), (r) => r.status === 200 && ready(r.json));
     const kubernetes = (await a.request('GET', `${SC}/kubernetes`)).json;
     assert.ok(ready(kubernetes), JSON.stringify(kubernetes.status));
     // Both replicas have had time to react to each other's writes; nothing may move any more.
@@ -63,10 +60,10 @@ describe('controllers on two replicas over one etcd', { skip: !haveEtcd }, () =>
 
   test('a delete through either replica goes through the finalizer and the object goes', async () => {
     assert.equal((await b.request('POST', SC, { body: { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'doomed' }, spec: { cidrs: ['10.81.0.0/24'] } } })).status, 201);
-    await eventually('doomed has its finalizer', () => a.request('GET', `${SC}/doomed`), (r) => r.json?.metadata?.finalizers?.length === 1);
+    await converged('doomed has its finalizer', () => a.request('GET', `${SC}/doomed`), (r) => r.json?.metadata?.finalizers?.length === 1);
     const deleting = await a.request('DELETE', `${SC}/doomed`);
     assert.equal(deleting.status, 200, deleting.text);
     assert.ok(deleting.json.metadata.deletionTimestamp, 'held by the finalizer at first');
-    await eventually('doomed gone through B', () => b.request('GET', `${SC}/doomed`), (r) => r.status === 404, 30_000);
+    await converged('doomed gone through B', () => b.request('GET', `${SC}/doomed`), (r) => r.status === 404, 30_000);
   });
 });

@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './harness.js';
+import { bounded, eventually } from '../support/polling.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 import { openWatch } from '../support/watch-stream.js';
 
@@ -17,21 +18,6 @@ const scidr = (name: string, i: number) => ({ apiVersion: 'networking.platform.i
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Far past --request-timeout (5 s): an answer later than this is a hang. */
 const HANG_MS = 20_000;
-
-function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
-}
-
-async function eventually<T>(fn: () => Promise<T>, done: (t: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last = await fn();
-  while (!done(last) && Date.now() < deadline) {
-    await sleep(250);
-    last = await fn();
-  }
-  return last;
-}
 
 /**
  * A client that keeps watching: on an ended stream (or an ERROR event) it re-watches from the last

@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './harness.js';
+import { bounded, eventually } from '../support/polling.js';
 import { freePort, requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 import { openWatch } from '../support/watch-stream.js';
 import { allResources } from '../../src/resources/all.js';
@@ -14,24 +15,6 @@ import { allResources } from '../../src/resources/all.js';
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const haveEtcd = requireEtcd('the unreachable-at-start test runs the server against a real etcd started late') !== undefined;
 const scidr = (name: string, cidr: string) => ({ apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: [cidr] } });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** `p`, or a rejection naming `what` after `ms` (a hang fails the test instead of stalling it). */
-function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
-}
-
-/** Polls `fn` every 250 ms for at most `ms` until `done` holds; returns the last answer. */
-async function eventually<T>(fn: () => Promise<T>, done: (t: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last = await fn();
-  while (!done(last) && Date.now() < deadline) {
-    await sleep(250);
-    last = await fn();
-  }
-  return last;
-}
 
 describe('a server started while etcd is unreachable', { skip: !haveEtcd }, () => {
   let port: number;
