@@ -7,38 +7,12 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, watchEvents, type TestServer } from './harness.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 import { seededDataDirs } from '../support/replica-data-dirs.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const haveEtcd = requireEtcd('the multi-replica tests run two servers on a real etcd') !== undefined;
-
-/** Reads a watch's newline-delimited events until `count` arrived or the stream ended. */
-export function watchEvents(server: TestServer, path: string, count: number): Promise<{ status: number; events: any[] }> {
-  const url = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: url.hostname, port: url.port, path, ca: server.caCertPem, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
-      const events: any[] = [];
-      let buf = '';
-      res.on('data', (c: Buffer) => {
-        buf += c.toString();
-        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-          events.push(JSON.parse(buf.slice(0, nl)));
-          buf = buf.slice(nl + 1);
-          if (events.length >= count) {
-            req.destroy();
-            resolve({ status: res.statusCode ?? 0, events });
-          }
-        }
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, events }));
-    });
-    req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
-    req.end();
-  });
-}
 
 const scidr = (name: string, cidr: string) => ({ apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: [cidr] } });
 const mergePatch = { 'Content-Type': 'application/merge-patch+json' };

@@ -4,36 +4,9 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, watchEvents, type TestServer } from './harness.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
-
-/** Reads watch events until `count` arrived (bounded by the server-side timeoutSeconds). */
-function watchEvents(server: TestServer, path: string, count: number): Promise<any[]> {
-  const url = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const events: any[] = [];
-    const req = https.request({ host: url.hostname, port: url.port, path, ca: server.caCertPem, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
-      let buf = '';
-      res.on('data', (c: Buffer) => {
-        buf += c.toString();
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          events.push(JSON.parse(buf.slice(0, nl)));
-          buf = buf.slice(nl + 1);
-          if (events.length >= count) {
-            req.destroy();
-            resolve(events);
-          }
-        }
-      });
-      res.on('end', () => resolve(events));
-    });
-    req.on('error', (e) => (events.length >= count ? undefined : reject(e)));
-    req.end();
-  });
-}
 
 for (const backend of ['sqlite', 'memory'] as const) {
   describe(`a fresh ${backend} server`, () => {
@@ -60,7 +33,7 @@ for (const backend of ['sqlite', 'memory'] as const) {
       assert.equal(created.status, 201, created.text);
       assert.ok(Number(created.json.metadata.resourceVersion) > Number(rv));
 
-      const events = await watchEvents(server, `${SC}?watch=1&resourceVersion=${rv}&timeoutSeconds=10`, 1);
+      const { events } = await watchEvents(server, `${SC}?watch=1&resourceVersion=${rv}&timeoutSeconds=10`, 1);
       assert.deepEqual(
         events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion]),
         [['ADDED', 'between', created.json.metadata.resourceVersion]],

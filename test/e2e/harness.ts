@@ -163,3 +163,28 @@ export function httpRequest(agent: https.Agent, base: URL, method: string, path:
     req.end(payload);
   });
 }
+
+/** Reads a watch's newline-delimited events until `count` arrived or the stream ended. */
+export function watchEvents(server: TestServer, path: string, count: number): Promise<{ status: number; events: any[] }> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: url.hostname, port: url.port, path, ca: server.caCertPem, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
+      const events: any[] = [];
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+          events.push(JSON.parse(buf.slice(0, nl)));
+          buf = buf.slice(nl + 1);
+          if (events.length >= count) {
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, events });
+          }
+        }
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, events }));
+    });
+    req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
+    req.end();
+  });
+}

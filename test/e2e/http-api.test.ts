@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, watchEvents as readWatch, type TestServer } from './harness.js';
 import { makeCACert } from '../fixtures/certs.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
@@ -247,34 +247,7 @@ describe('HTTP API', () => {
   });
 
   describe('watch', () => {
-    /** Reads newline-delimited events until `count` arrived or the stream ends. */
-    function watchEvents(path: string, count: number): Promise<{ status: number; events: any[] }> {
-      const url = new URL(server.url);
-      return new Promise((resolve, reject) => {
-        const req = https.request(
-          { host: url.hostname, port: url.port, path, ca: server.caCertPem, headers: { Authorization: `Bearer ${server.token}` } },
-          (res) => {
-            const events: any[] = [];
-            let buf = '';
-            res.on('data', (c: Buffer) => {
-              buf += c.toString();
-              let nl: number;
-              while ((nl = buf.indexOf('\n')) >= 0) {
-                events.push(JSON.parse(buf.slice(0, nl)));
-                buf = buf.slice(nl + 1);
-                if (events.length >= count) {
-                  req.destroy();
-                  resolve({ status: res.statusCode ?? 0, events });
-                }
-              }
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, events }));
-          },
-        );
-        req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
-        req.end();
-      });
-    }
+    const watchEvents = (path: string, count: number) => readWatch(server, path, count);
 
     test('from a resourceVersion: the changes after it, with selector transitions', async () => {
       const c = await server.request('POST', SC, { body: { ...scidr('w1', ['10.70.0.0/16']), metadata: { name: 'w1', labels: { team: 'a' } } } });
