@@ -1,15 +1,16 @@
-// What a watch cache holds in memory: the current value of every key under its prefix (sorted
-// on demand for lists) and a bounded window of recent changes for watches that resume from a
+// What a watch cache holds in memory: the current value of every key under its prefix (with the
+// keys kept in store order as they change, sorted-keys.ts, so a page costs O(log n + limit)) and a bounded window of recent changes for watches that resume from a
 // past revision. Rebuilt whole from a fresh list each time the cache (re)syncs with its store.
 
 import { StorageError, type KeyValue, type ListOptions, type ListResult } from './revisioned-store.js';
 import type { ChangeEvent } from './watch-hub.js';
+import { SortedKeys } from './sorted-keys.js';
 
 const keyOf = (e: ChangeEvent): string => (e.type === 'put' ? e.kv.key : e.key);
 
 export class CacheContents {
   private items = new Map<string, KeyValue>();
-  private sortedKeys: string[] | undefined;
+  private readonly sorted = new SortedKeys();
   private readonly window: ChangeEvent[] = [];
   /** Events above this revision are in the window (or still to come). */
   windowStart = 0;
@@ -20,15 +21,15 @@ export class CacheContents {
 
   constructor(private readonly windowSize: number) {}
 
-  /** Takes a fresh list as the whole state: the window starts empty at its revision. */
   /** The current value of one key, if the cache holds it. */
   get(key: string): KeyValue | undefined {
     return this.items.get(key);
   }
 
+  /** Takes a fresh list as the whole state: the window starts empty at its revision. */
   replace(list: ListResult): void {
     this.items = new Map(list.kvs.map((kv) => [kv.key, kv]));
-    this.sortedKeys = undefined;
+    this.sorted.reset(this.items.keys());
     this.window.length = 0;
     this.revision = list.revision;
     this.lastChange = list.revision;
@@ -36,10 +37,11 @@ export class CacheContents {
   }
 
   apply(e: ChangeEvent): void {
-    if (e.type === 'put') this.items.set(e.kv.key, e.kv);
-    else this.items.delete(e.key);
+    if (e.type === 'put') {
+      if (!this.items.has(e.kv.key)) this.sorted.add(e.kv.key);
+      this.items.set(e.kv.key, e.kv);
+    } else if (this.items.delete(e.key)) this.sorted.delete(e.key);
     this.lastChange = e.revision;
-    this.sortedKeys = undefined;
     this.window.push(e);
     if (this.window.length > this.windowSize) this.windowStart = this.window.shift()!.revision;
     if (e.revision > this.revision) this.revision = e.revision;
@@ -67,17 +69,14 @@ export class CacheContents {
 
   /** A page of the current keys under `prefix`, reported as read at `revision`. */
   list(prefix: string, opts: ListOptions, revision: number): ListResult {
-    this.sortedKeys ??= [...this.items.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    const keys = this.sortedKeys;
+    const keys = this.sorted;
     const kvs: KeyValue[] = [];
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    let i = keys.lowerBound(prefix);
+    if (opts.startAfter !== undefined) i = Math.max(i, keys.upperBound(opts.startAfter));
     let more = false;
-    for (let i = firstAfter(keys, opts.startAfter ?? prefix); i < keys.length; i++) {
-      const key = keys[i]!;
-      if (!key.startsWith(prefix)) {
-        if (key > prefix) break;
-        continue;
-      }
+    // Keys under one prefix are contiguous in store order.
+    for (let key = keys.at(i); key !== undefined && key.startsWith(prefix); key = keys.at(++i)) {
       if (kvs.length >= limit) {
         more = true;
         break;
@@ -88,20 +87,6 @@ export class CacheContents {
   }
 
   count(prefix: string): number {
-    let n = 0;
-    for (const key of this.items.keys()) if (key.startsWith(prefix)) n++;
-    return n;
+    return this.sorted.countPrefix(prefix);
   }
-}
-
-/** Index of the first key greater than `after` (keys sorted ascending), by binary search. */
-function firstAfter(keys: readonly string[], after: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid]! <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -1,0 +1,86 @@
+// The watch cache's keys kept in the stores' order (byte order of their UTF-8 form) as they
+// change, so a page of a list is a binary search and a slice, not a sort of every key: a list
+// with `limit` costs O(log n + limit) whatever the cache holds. Inserting or removing a key moves
+// the array's tail (a memmove of pointers), paid once per created or deleted key, not per list.
+
+/**
+ * Compares two strings in the byte order of their UTF-8 encodings (etcd's and SQLite's key
+ * order). JavaScript's `<` compares UTF-16 code units, which agrees except that a surrogate
+ * (a code point above U+FFFF) sorts below U+E000..U+FFFF there and above them in UTF-8.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    // A surrogate against a unit at or above U+E000: the surrogate's code point is the larger.
+    if (xs !== ys && (xs ? y : x) >= 0xe000) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+export class SortedKeys {
+  private keys: string[] = [];
+
+  /** Replaces the whole set (a fresh list, already in store order; sorted again to be sure). */
+  reset(keys: Iterable<string>): void {
+    this.keys = [...keys].sort(compareUtf8);
+  }
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** Adds `key` if it is not there yet. */
+  add(key: string): void {
+    const i = this.lowerBound(key);
+    if (this.keys[i] !== key) this.keys.splice(i, 0, key);
+  }
+
+  delete(key: string): void {
+    const i = this.lowerBound(key);
+    if (this.keys[i] === key) this.keys.splice(i, 1);
+  }
+
+  /** Index of the first key not below `key`. */
+  lowerBound(key: string): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareUtf8(this.keys[mid]!, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Index of the first key above `key`. */
+  upperBound(key: string): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareUtf8(this.keys[mid]!, key) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  at(i: number): string | undefined {
+    return this.keys[i];
+  }
+
+  /** How many keys start with `prefix`. */
+  countPrefix(prefix: string): number {
+    const last = prefix.charCodeAt(prefix.length - 1);
+    // Keys starting with "…/" are exactly those in ["…/", "…0"): two binary searches.
+    if (last < 0xd7ff) return this.lowerBound(prefix.slice(0, -1) + String.fromCharCode(last + 1)) - this.lowerBound(prefix);
+    let n = 0;
+    for (let i = this.lowerBound(prefix); i < this.keys.length && this.keys[i]!.startsWith(prefix); i++) n++;
+    return n;
+  }
+}
