@@ -68,13 +68,15 @@ function openStorage(config: ServerConfig): RevisionedStore {
  * (reported as the cache's feed to the observer). A store that cannot be reached now does not
  * stop the server: the caches start not ready (reported by /readyz) and keep re-trying with backoff.
  */
-function startCaches(storage: RevisionedStore, logger: Logger, observer: StorageObserver): Promise<WatchCache[]> {
+function startCaches(config: ServerConfig, storage: RevisionedStore, logger: Logger, observer: StorageObserver): Promise<WatchCache[]> {
   return Promise.all(
     allResources.map((definition) =>
       WatchCache.start({
         store: watchedStore(storage, observer, storageResourceLabel(definition), 'cache'),
         prefix: keyPrefixOf(definition),
         name: definition.plural,
+        // etcd's current revision is a quorum read, as costly as the get: gets go to etcd (kube).
+        consistentGets: config.storage.kind === 'etcd' ? 'store' : 'cache',
         onError: (err) => logger.warn({ err, resource: definition.plural }, 'watch cache lost the store; re-initializing'),
         onRecovered: () => logger.info({ resource: definition.plural }, 'watch cache re-initialized'),
       }),
@@ -176,7 +178,7 @@ async function main(): Promise<void> {
   // etcd's compactor coordinates replicas through etcd itself, so it needs the etcd store.
   const compactor = startCompaction(backend instanceof EtcdStore ? backend : storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
   const etcdHealth = backend instanceof EtcdStore ? monitorEtcdHealth(backend) : undefined;
-  const caches = await startCaches(storage, logger, metrics.storage);
+  const caches = await startCaches(config, storage, logger, metrics.storage);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
   // apply to everyone, and the policy file adds to them.

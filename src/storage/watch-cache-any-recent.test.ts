@@ -43,9 +43,9 @@ class CountingGets extends MemoryStore {
   }
 }
 
-test('anyRecent gets are answered from the cache; plain gets read the store', async () => {
+test("anyRecent gets are answered from the cache; plain gets read the store with consistentGets 'store' (etcd)", async () => {
   const store = new CountingGets();
-  const cache = await WatchCache.start({ store, prefix: '/r/' });
+  const cache = await WatchCache.start({ store, prefix: '/r/', consistentGets: 'store' });
   try {
     const put = await store.optimisticPut('/r/a', new TextEncoder().encode('a'), 0);
     await cache.list('/r/'); // caught up
@@ -56,6 +56,35 @@ test('anyRecent gets are answered from the cache; plain gets read the store', as
     assert.equal(store.gets, before, 'no store read for resourceVersion=0');
     assert.equal((await cache.get('/r/a')).kv?.modRevision, put.revision);
     assert.equal(store.gets, before + 1);
+  } finally {
+    await cache.close();
+    await store.close();
+  }
+});
+
+test("consistent gets come from the cache once it is at the store's revision, and see every acknowledged write", async () => {
+  const store = new CountingGets();
+  const cache = await WatchCache.start({ store, prefix: '/r/' });
+  const bytes = (v: string) => new TextEncoder().encode(v);
+  const text = (v: Uint8Array | undefined) => (v ? new TextDecoder().decode(v) : undefined);
+  try {
+    const first = await store.optimisticPut('/r/a', bytes('1'), 0);
+    const second = await store.optimisticPut('/r/a', bytes('2'), first.revision);
+    const got = await cache.get('/r/a');
+    assert.equal(text(got.kv?.value), '2');
+    assert.equal(got.kv?.modRevision, second.revision);
+    assert.equal(got.revision, await store.currentRevision());
+    await store.optimisticDelete('/r/a', second.revision);
+    assert.equal((await cache.get('/r/a')).kv, undefined, 'a deleted key is gone at once');
+    // Writes elsewhere move the store's revision past the cache's: still answered (progress catches it up).
+    await store.optimisticPut('/other/x', bytes('x'), 0);
+    await store.optimisticPut('/r/b', bytes('b'), 0);
+    await store.optimisticPut('/other/y', bytes('y'), 0);
+    assert.equal(text((await cache.get('/r/b')).kv?.value), 'b');
+    assert.equal(store.gets, 0, 'the store was never read');
+    // An explicit revision is the store's to answer.
+    assert.equal(text((await cache.get('/r/a', { revision: first.revision })).kv?.value), '1');
+    assert.equal(store.gets, 1);
   } finally {
     await cache.close();
     await store.close();

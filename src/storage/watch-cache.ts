@@ -2,7 +2,9 @@
 // prefix): ONE watch on the store feeds an in-memory copy of the current state and a window of
 // recent events; every client watch fans out from it in-process, and lists at the latest
 // revision are served from memory once the cache has caught up with the store (consistent reads
-// from cache). Gets, writes and reads at an explicit revision go to the store. A watch from
+// from cache). A consistent get is answered from memory when the cache is already at the store's
+// current revision (`consistentGets: 'cache'`, for stores whose current revision is a local
+// read: SQLite, memory), else by the store, as are writes and reads at an explicit revision. A watch from
 // before the window is replayed by the store, then moves to the fan-out (bridged-watch.ts):
 // unlike etcd-backed kube, our store keeps the log until compaction, so a client resuming after
 // a restart or a re-list gets every event instead of a 410 and a re-list.
@@ -29,6 +31,13 @@ export interface WatchCacheOptions {
   name?: string;
   /** Recent events kept for watches that resume from a past revision. */
   windowSize?: number;
+  /**
+   * Where a consistent get (no resourceVersion) is answered: 'cache' asks the store for its current
+   * revision and answers from memory when the cache is already there (else from the store);
+   * 'store' always reads the store (etcd: its current revision is a quorum read, as costly as the
+   * get itself, and the cache often trails it by a watch event). Default 'cache'.
+   */
+  consistentGets?: 'cache' | 'store';
   /** How long a list waits for the cache to catch up before reading the store instead. */
   freshnessTimeoutMs?: number;
   /** Delays between re-initialization attempts (default 100 ms doubling to 30 s, with jitter). */
@@ -72,6 +81,7 @@ export class WatchCache implements RevisionedStore {
   private readonly prefix: string;
   private readonly name: string;
   private readonly freshnessTimeoutMs: number;
+  private readonly consistentGets: 'cache' | 'store';
   private readonly backoff: Required<BackoffOptions>;
   private readonly onError: (err: unknown) => void;
   private readonly onRecovered: () => void;
@@ -97,6 +107,7 @@ export class WatchCache implements RevisionedStore {
     this.prefix = opts.prefix;
     this.name = opts.name ?? opts.prefix;
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
+    this.consistentGets = opts.consistentGets ?? 'cache';
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.onError = opts.onError ?? (() => {});
     this.onRecovered = opts.onRecovered ?? (() => {});
@@ -272,12 +283,25 @@ export class WatchCache implements RevisionedStore {
   }
 
   async get(key: string, opts?: GetOptions): Promise<GetResult> {
-    // resourceVersion=0 (kube's cacher does the same): the cache's copy as it is; otherwise the store.
-    if (opts?.anyRecent && !opts.revision && this.covers(key)) {
-      const kv = this.contents.get(key);
-      return kv ? { kv, revision: this.contents.revision } : { revision: this.contents.revision };
+    if (!opts?.revision && this.covers(key)) {
+      // resourceVersion=0 (kube's cacher does the same): the cache's copy as it is.
+      if (opts?.anyRecent) return this.cachedGet(key);
+      if (this.consistentGets === 'cache') {
+        // Every acknowledged write is in the cache once it is at the store's revision, so the
+        // answer is the store's: the same value, the same modRevision.
+        const target = await this.store.currentRevision();
+        // Behind (writes under other prefixes moved the revision): a progress notification
+        // brings the cache up (at once from a local store); until it has, the store answers.
+        if (this.state === 'ready' && this.contents.revision < target) this.requestUpstreamProgress();
+        if (this.state === 'ready' && this.contents.revision >= target) return this.cachedGet(key);
+      }
     }
     return this.store.get(key, opts);
+  }
+
+  private cachedGet(key: string): GetResult {
+    const kv = this.contents.get(key);
+    return kv ? { kv, revision: this.contents.revision } : { revision: this.contents.revision };
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
