@@ -19,13 +19,21 @@ export function serialize(body: unknown, format: WriteOptions['format'], pretty:
 }
 
 export function writeBody(reply: FastifyReply, code: number, body: unknown, opts: WriteOptions): void {
-  if (opts.warnings?.length) {
-    const values = warningHeaderValues(opts.warnings);
+  const { contentType, payload } = serialize(body, opts.format, opts.pretty);
+  writeSerialized(reply, code, contentType, Buffer.from(payload), opts.warnings);
+}
+
+/**
+ * Writes a body already in its wire form: exactly what writeBody writes for a body that
+ * serializes to `payload` (the cached JSON of a stored version, a list built from such).
+ */
+export function writeSerialized(reply: FastifyReply, code: number, contentType: string, payload: Buffer, warnings?: readonly string[]): void {
+  if (warnings?.length) {
+    const values = warningHeaderValues(warnings);
     if (values.length) reply.header('Warning', values);
   }
-  const { contentType, payload } = serialize(body, opts.format, opts.pretty);
   // A Buffer keeps Fastify from rewriting the content type (it must stay byte-exact).
-  reply.code(code).header('Content-Type', contentType).send(Buffer.from(payload));
+  reply.code(code).header('Content-Type', contentType).send(payload);
 }
 
 export function writeStatus(reply: FastifyReply, status: Status, opts: Omit<WriteOptions, 'format'> & { format?: WriteOptions['format'] }): void {

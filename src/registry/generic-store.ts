@@ -115,7 +115,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     }
     const kv = await this.read(name, rv === '0');
     if (!kv) throw notFound(this.gr, name);
-    return decodeObject<T>(kv);
+    // Shared with every reader of this stored version (decoded and serialized once).
+    return decodeShared<T>(kv);
   }
 
   async list(_ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>> {

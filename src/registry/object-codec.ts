@@ -1,5 +1,7 @@
 // Objects to stored bytes and back. Stored bytes never hold resourceVersion: it is the key's
-// modRevision, stamped on read.
+// modRevision, stamped on read. A stored version read by many (the watch cache keeps its values)
+// is decoded once and serialized once: the same object and the same JSON bytes for every GET,
+// list item and watch event of that version, held only as long as the version is.
 
 import { setResourceVersion } from '../apimachinery/field-order.js';
 import { deepEqual } from '../apimachinery/json-value.js';
@@ -21,10 +23,12 @@ export function decodeObject<T extends KubeObject>(kv: KeyValue): T {
 }
 
 const shared = new WeakMap<KeyValue, KubeObject>();
+/** Each shared object's served JSON (with its newline), made on first use; null until then. */
+const served = new WeakMap<object, Buffer | null>();
 
 /**
- * decodeObject, once per stored value: every watcher of an event gets the same object, so it
- * is decoded (and, in http/, serialized) once however many watchers there are. Callers must
+ * decodeObject, once per stored value: every reader of a version gets the same object, so it
+ * is decoded (and serialized, servedJsonOf) once however many readers there are. Callers must
  * treat the result as read-only.
  */
 export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
@@ -32,8 +36,25 @@ export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
   if (!obj) {
     obj = decodeObject<T>(kv);
     shared.set(kv, obj);
+    served.set(obj, null);
   }
   return obj as T;
+}
+
+/**
+ * The JSON a read answers with for a shared object (decodeShared): `JSON.stringify(obj)` and a
+ * newline, UTF-8, made once per stored version and then the same bytes for every reader (a list
+ * item is these bytes without the newline). Undefined for an object that is not shared.
+ */
+export function servedJsonOf(obj: KubeObject): Buffer | undefined {
+  const bytes = served.get(obj);
+  if (bytes !== null) return bytes;
+  const json = `${JSON.stringify(obj)}\n`;
+  // Its own memory, not a slice of Node's shared pool (a kept slice would keep the whole slab).
+  const made = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  made.write(json);
+  served.set(obj, made);
+  return made;
 }
 
 /** JSON-equal ignoring resourceVersion and key order: an update that would store this again is a no-op. */

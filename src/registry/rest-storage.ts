@@ -86,6 +86,7 @@ export interface RestStorage<T extends KubeObject = KubeObject> {
   readonly definition: ResourceDefinition<T>;
   /** Subresource this endpoint serves ("" for the main resource). */
   readonly subresource: string;
+  /** Read-only: the object may be shared with other readers of the same stored value. */
   get(ctx: RequestContext, name: string, query: GetQuery): Promise<T>;
   list(ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>>;
   create(ctx: RequestContext, obj: T, opts: WriteOptions): Promise<T>;
