@@ -3,17 +3,29 @@
 // then kube's mapping: user system:serviceaccount:<ns>:<name>, groups system:serviceaccounts and
 // system:serviceaccounts:<ns>, bound pod and token id in extra. Signature checks use jose.
 // There are no ServiceAccount objects here, so a token is not checked against a live account.
+// A verified token is trusted again for a few seconds (verified-token-cache.ts), never past its
+// own expiry (with the same clock tolerance the check allows), so a client sending one token on
+// every request pays for one signature check.
 
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import type { UserInfo } from '../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticator.js';
+import { tokenDigest, VerifiedTokenCache } from './verified-token-cache.js';
+
+/** Seconds a token is accepted past its exp (and before its nbf), for clock skew. */
+const CLOCK_TOLERANCE_S = 60;
+/** How long a verified token is trusted without a new signature check. */
+export const VERIFIED_TOKEN_TTL_MS = 10_000;
+const VERIFIED_TOKEN_ENTRIES = 4096;
 
 export interface ServiceAccountTokenOptions {
   keys: KeyObject[];
   issuers: string[];
   audiences: string[];
+  /** Clock for the verified-token cache (tests). */
+  now?: () => number;
 }
 
 /** Public keys from PEM files; private keys and certificates are accepted too (their public half is used). */
@@ -39,11 +51,19 @@ const bearer = (req: AuthRequest): string | undefined => {
 };
 
 export class ServiceAccountAuthenticator implements Authenticator {
-  constructor(private readonly opts: ServiceAccountTokenOptions) {}
+  private readonly verified: VerifiedTokenCache;
+
+  constructor(private readonly opts: ServiceAccountTokenOptions) {
+    this.verified = new VerifiedTokenCache({ ttlMs: VERIFIED_TOKEN_TTL_MS, maxEntries: VERIFIED_TOKEN_ENTRIES, now: opts.now });
+  }
 
   async authenticate(req: AuthRequest): Promise<AuthResult> {
     const token = bearer(req);
     if (!token || token.split('.').length !== 3) return { kind: 'none' };
+    const digest = tokenDigest(token);
+    const known = this.verified.get(digest);
+    // A copy: callers add groups to what they get.
+    if (known) return { kind: 'user', user: structuredClone(known) };
     let unverified: JWTPayload;
     try {
       unverified = decodeJwt(token);
@@ -55,13 +75,17 @@ export class ServiceAccountAuthenticator implements Authenticator {
     const payload = await this.verify(token);
     if (!payload) return { kind: 'error', message: 'invalid bearer token' };
     const user = userFromClaims(payload);
-    return user ? { kind: 'user', user } : { kind: 'error', message: 'service account token has no valid kubernetes.io claims' };
+    if (!user) return { kind: 'error', message: 'service account token has no valid kubernetes.io claims' };
+    // Trusted until it would fail the check (exp plus the tolerance); without exp, the TTL alone.
+    const validUntil = typeof payload.exp === 'number' ? (payload.exp + CLOCK_TOLERANCE_S) * 1000 : Infinity;
+    this.verified.set(digest, structuredClone(user), validUntil);
+    return { kind: 'user', user };
   }
 
   private async verify(token: string): Promise<JWTPayload | undefined> {
     for (const key of this.opts.keys) {
       try {
-        const { payload } = await jwtVerify(token, key, { issuer: this.opts.issuers, audience: this.opts.audiences, clockTolerance: 60 });
+        const { payload } = await jwtVerify(token, key, { issuer: this.opts.issuers, audience: this.opts.audiences, clockTolerance: CLOCK_TOLERANCE_S });
         return payload;
       } catch {
         // Try the next key; a token fails only when no key accepts it.

@@ -104,6 +104,18 @@ describe('client certificates and service-account tokens', () => {
     });
   });
 
+  test('a verified token is trusted again only until it expires (exp plus the 60 s tolerance)', async () => {
+    // Accepted for about 4 more seconds: expired 56 s ago, within the tolerance.
+    const token = await saToken({ exp: Math.floor(Date.now() / 1000) - 56 });
+    const first = await whoami({ token });
+    assert.equal(first.status, 201, JSON.stringify(first.json));
+    assert.equal((await whoami({ token })).status, 201, 'again, from the verified-token cache');
+    await new Promise((r) => setTimeout(r, 5000));
+    const later = await whoami({ token });
+    assert.equal(later.status, 401, 'the cache does not outlive the token');
+    assert.equal(later.json.reason, 'Unauthorized');
+  });
+
   test('expired, wrong-audience, foreign-issuer and tampered tokens are 401', async () => {
     const expired = await saToken({ exp: Math.floor(Date.now() / 1000) - 3600 });
     const wrongAudience = await saToken({ aud: 'https://elsewhere' });
