@@ -38,11 +38,15 @@ function unescapeExtraKey(encoded: string): string {
  * or any group or extra header at all. A blank Impersonate-User alone asks for nothing.
  */
 export function wantsImpersonation(headers: Headers): boolean {
-  return Object.entries(headers).some(([k, v]) => {
+  // Runs on every request: a plain loop, and only names starting with "i" are looked at closer.
+  for (const k in headers) {
+    if (!Object.hasOwn(headers, k) || (k.charCodeAt(0) | 0x20) !== 0x69) continue;
     const name = k.toLowerCase();
-    if (name === 'impersonate-user' || name === 'impersonate-uid') return values({ v }, 'v').some((x) => x !== '');
-    return name === 'impersonate-group' || name.startsWith('impersonate-extra-');
-  });
+    if (name === 'impersonate-user' || name === 'impersonate-uid') {
+      if (values(headers, k).some((x) => x !== '')) return true;
+    } else if (name === 'impersonate-group' || name.startsWith('impersonate-extra-')) return true;
+  }
+  return false;
 }
 
 /**

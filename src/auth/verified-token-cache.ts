@@ -4,7 +4,7 @@
 // most `ttlMs` and never past the moment the token itself stops being valid; bounded in size
 // (the oldest entry goes first). A failure is never cached: a bad token is checked every time.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { UserInfo } from '../apimachinery/request-context.js';
 
 export interface VerifiedTokenCacheOptions {
@@ -20,7 +20,8 @@ interface Entry {
   until: number;
 }
 
-export const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('base64');
+/** A token's SHA-256 (crypto.hash: one call, no Hash object: this runs on every request). */
+export const tokenDigest = (token: string): string => hash('sha256', token, 'base64');
 
 export class VerifiedTokenCache {
   private readonly entries = new Map<string, Entry>();

@@ -28,6 +28,19 @@ const REJECT_REASONS = new Set(['too-many-requests', 'time-out']);
 
 const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 const SIZE_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+/** Label sets remembered (a served API has a few dozen; past this, made afresh each time). */
+const MAX_LABEL_SETS = 4096;
+
+type Labels = Record<(typeof REQUEST_LABELS)[number], string>;
+
+/** One request's labels, made once per distinct request description and reused. */
+interface LabelSet {
+  labels: Labels;
+  /** For apiserver_response_sizes (GET and LIST only). */
+  sizeLabels: Record<(typeof SIZE_LABELS)[number], string> | undefined;
+  /** With each response code. */
+  withCode: Map<string, Labels & { code: string }>;
+}
 
 export class RequestMetrics implements RequestObserver {
   private readonly known: Set<string>;
@@ -38,6 +51,7 @@ export class RequestMetrics implements RequestObserver {
   private readonly longRunningGauge: Gauge<(typeof SIZE_LABELS)[number]>;
   private readonly rejectedTotal: Counter<'request_kind' | 'reason'>;
   private readonly dropped: Counter<'request_kind'>;
+  private readonly labelSets = new Map<string, LabelSet>();
 
   constructor(registry: Registry, resources: readonly MetricsResource[]) {
     this.known = new Set(resources.flatMap((r) => ['', ...r.subresources].map((s) => `${r.group}/${r.version}/${r.plural}/${s}`)));
@@ -90,14 +104,25 @@ export class RequestMetrics implements RequestObserver {
   }
 
   observe(o: RequestObservation): void {
-    const l = this.bounded(o);
+    const set = this.labelSet(o);
     const code = Number.isInteger(o.code) && o.code >= 100 && o.code <= 599 ? String(o.code) : '0';
-    this.total.inc({ ...l, code });
-    this.duration.observe(l, Math.max(0, o.durationSeconds));
-    if (l.verb === 'GET' || l.verb === 'LIST') {
-      const { dry_run: _omit, ...sizeLabels } = l;
-      this.sizes.observe(sizeLabels, Math.max(0, o.responseBytes));
-    }
+    let withCode = set.withCode.get(code);
+    if (!withCode) set.withCode.set(code, (withCode = { ...set.labels, code }));
+    this.total.inc(withCode);
+    this.duration.observe(set.labels, Math.max(0, o.durationSeconds));
+    if (set.sizeLabels) this.sizes.observe(set.sizeLabels, Math.max(0, o.responseBytes));
+  }
+
+  /** The bounded labels for a request description, made once (observe runs on every request). */
+  private labelSet(l: RequestLabels): LabelSet {
+    const key = `${l.verb}\0${l.dryRun}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}`;
+    let set = this.labelSets.get(key);
+    if (set) return set;
+    const labels = this.bounded(l);
+    const { dry_run: _omit, ...sizeLabels } = labels;
+    set = { labels, sizeLabels: labels.verb === 'GET' || labels.verb === 'LIST' ? sizeLabels : undefined, withCode: new Map() };
+    if (this.labelSets.size < MAX_LABEL_SETS) this.labelSets.set(key, set);
+    return set;
   }
 
   inflight(kind: RequestKind, delta: 1 | -1): void {
@@ -116,7 +141,7 @@ export class RequestMetrics implements RequestObserver {
   }
 
   /** The labels, each from a fixed set: an unserved resource is counted like a non-resource request. */
-  private bounded(l: RequestLabels): Record<(typeof REQUEST_LABELS)[number], string> {
+  private bounded(l: RequestLabels): Labels {
     const verb = VERBS.has(l.verb) ? l.verb : 'other';
     const dryRun = DRY_RUN.has(l.dryRun) ? l.dryRun : 'invalid';
     const served = this.known.has(`${l.group}/${l.version}/${l.resource}/${l.subresource}`) && l.resource !== '';
