@@ -57,6 +57,16 @@ export function servedJsonOf(obj: KubeObject): Buffer | undefined {
   return made;
 }
 
+/**
+ * Restamps a shared object's resourceVersion (a deleted object carries its deletion's revision)
+ * and forgets the JSON made for the old one.
+ */
+export function restampShared(obj: KubeObject, resourceVersion: string): void {
+  if (obj.metadata.resourceVersion === resourceVersion) return;
+  obj.metadata.resourceVersion = resourceVersion;
+  if (served.has(obj)) served.set(obj, null);
+}
+
 /** JSON-equal ignoring resourceVersion and key order: an update that would store this again is a no-op. */
 export function sameStoredForm(a: KubeObject, b: KubeObject): boolean {
   return deepEqual(storedForm(a), storedForm(b));

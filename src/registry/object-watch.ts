@@ -8,7 +8,7 @@ import { resourceExpired, serviceUnavailable } from '../apimachinery/status-erro
 import { iterate, type EventSink } from '../storage/push-stream.js';
 import { isStorageError, type RevisionedStore, type StoreWatch, type WatchEvent } from '../storage/revisioned-store.js';
 import { matchesSelectors, type Selectors } from './list-options.js';
-import { decodeShared } from './object-codec.js';
+import { decodeShared, restampShared } from './object-codec.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import type { ObjectWatch, ObjectWatchEvent } from './rest-storage.js';
 
@@ -128,7 +128,7 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     if (e.type === 'delete') {
       if (!prev || !this.matches(prev)) return undefined;
       // The deleted object carries the deletion's revision; the prevKv belongs to this event alone.
-      if (prev.metadata.resourceVersion !== String(e.revision)) prev.metadata.resourceVersion = String(e.revision);
+      restampShared(prev, String(e.revision));
       return { type: 'DELETED', object: prev };
     }
     const cur = decodeShared<T>(e.kv);

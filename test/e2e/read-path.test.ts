@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseYaml } from 'yaml';
-import { startServer, type HttpResult, type TestServer } from './harness.js';
+import { startServer, watchEvents, type HttpResult, type TestServer } from './harness.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
@@ -66,6 +66,28 @@ describe('read path', () => {
     });
     const listed = await server.request('GET', `${SC}?labelSelector=read%3Dpath`);
     assert.ok(!listed.json.items.some((o: any) => o.metadata.name === 'rp-a'), 'a list after the delete excludes it');
+  });
+
+  test('watch events carry the same object bytes as GET, and a deleted object its deletion revision', async () => {
+    const created = await server.request('POST', SC, { body: cidr('rp-watch', 4, { watch: 'me' }) });
+    assert.equal(created.status, 201, created.text);
+    const rv = created.json.metadata.resourceVersion as string;
+    assert.equal((await server.request('GET', `${SC}/rp-watch`)).text, created.text); // bytes cached
+    const watching = watchEvents(server, `${SC}?watch=true&labelSelector=watch%3Dme&resourceVersion=${rv}`, 2);
+    await new Promise((r) => setTimeout(r, 200));
+    const updated = await server.request('PUT', `${SC}/rp-watch`, { body: { ...created.json, metadata: { ...created.json.metadata, annotations: { a: 'b' } } } });
+    assert.equal(updated.status, 200, updated.text);
+    const got = await server.request('GET', `${SC}/rp-watch`);
+    assert.equal(got.text, updated.text);
+    const deleted = await server.request('DELETE', `${SC}/rp-watch`);
+    assert.equal(deleted.status, 200, deleted.text);
+    const { status, events } = await watching;
+    assert.equal(status, 200);
+    assert.deepEqual(events.map((e) => e.type), ['MODIFIED', 'DELETED']);
+    assert.equal(`${JSON.stringify(events[0].object)}\n`, got.text);
+    const deletedAt = Number(events[1].object.metadata.resourceVersion);
+    assert.ok(deletedAt > Number(updated.json.metadata.resourceVersion), `the deletion's revision, not the last update's (${deletedAt})`);
+    assert.deepEqual({ ...events[1].object, metadata: { ...events[1].object.metadata, resourceVersion: '' } }, { ...got.json, metadata: { ...got.json.metadata, resourceVersion: '' } });
   });
 
   test('resourceVersion on a GET: 0, the current one, an older one, and one from the future', async () => {

@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../apimachinery/object-meta.js';
 import { notAcceptable } from '../../apimachinery/status-error.js';
 import { buildTable, parseIncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
+import { servedJsonOf } from '../../registry/object-codec.js';
 import { apiVersionOf, type ResourceDefinition } from '../../registry/resource-definition.js';
 import type { WatchQuery } from '../../registry/rest-storage.js';
 import { header, type HandlerInput } from '../endpoint.js';
@@ -15,15 +16,24 @@ import { lowerSocketHighWaterMark, WatchStream } from '../watch-stream.js';
 
 /**
  * JSON lines per shared event object and type: serialized and UTF-8 encoded once for every
- * watcher of the event (a Buffer, so a thousand streams do not each convert the string).
+ * watcher of the event (a Buffer, so a thousand streams do not each convert the string). The
+ * object's part is the stored version's JSON that GET and list send too (servedJsonOf), when
+ * the object is a shared one: `JSON.stringify({ type, object })` byte for byte.
  */
 const encodedLines = new WeakMap<object, Map<string, Buffer>>();
+const LINE_END = Buffer.from('}\n');
 
 function jsonLine(type: string, obj: KubeObject): Buffer {
   let byType = encodedLines.get(obj);
   if (!byType) encodedLines.set(obj, (byType = new Map()));
   let line = byType.get(type);
-  if (line === undefined) byType.set(type, (line = Buffer.from(`${JSON.stringify({ type, object: obj })}\n`)));
+  if (line === undefined) {
+    const served = servedJsonOf(obj);
+    line = served
+      ? Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), served.subarray(0, served.length - 1), LINE_END])
+      : Buffer.from(`${JSON.stringify({ type, object: obj })}\n`);
+    byType.set(type, line);
+  }
   return line;
 }
 
