@@ -41,6 +41,21 @@ describe('sorted keys', () => {
     assert.equal(keys.countPrefix('/s/'), 0);
   });
 
+  test('keys with units above U+D7FF keep UTF-8 order as they come and go', () => {
+    const keys = new SortedKeys();
+    const all = ['/r/a', '/r/\uffff', '/r/😀', '/r/\ue000', '/r/z', '/r/é'];
+    for (const k of all) keys.add(k);
+    const list = () => Array.from({ length: keys.size }, (_, i) => keys.at(i));
+    assert.deepEqual(list(), [...all].sort(utf8Order));
+    keys.delete('/r/😀');
+    keys.delete('/r/\uffff');
+    keys.delete('/r/\ue000');
+    keys.add('/r/b');
+    assert.deepEqual(list(), ['/r/a', '/r/b', '/r/z', '/r/é']);
+    assert.equal(keys.lowerBound('/r/😀'), 4);
+    assert.equal(keys.upperBound('/r/a'), 1);
+  });
+
   test('a cache pages through thousands of keys with limit and startAfter, each key once, in order', () => {
     const contents = new CacheContents(100);
     const value = new Uint8Array();

@@ -23,12 +23,20 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** Holds a code unit where UTF-16 and UTF-8 order can disagree (a surrogate or U+E000..U+FFFF). */
+const WIDE = /[\ud800-\uffff]/;
+
+const nativeOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export class SortedKeys {
   private keys: string[] = [];
+  /** Keys held with WIDE units; while there are none, searches for a narrow key use native `<`. */
+  private wide = 0;
 
   /** Replaces the whole set (a fresh list, already in store order; sorted again to be sure). */
   reset(keys: Iterable<string>): void {
     this.keys = [...keys].sort(compareUtf8);
+    this.wide = this.keys.filter((k) => WIDE.test(k)).length;
   }
 
   get size(): number {
@@ -38,21 +46,26 @@ export class SortedKeys {
   /** Adds `key` if it is not there yet. */
   add(key: string): void {
     const i = this.lowerBound(key);
-    if (this.keys[i] !== key) this.keys.splice(i, 0, key);
+    if (this.keys[i] === key) return;
+    this.keys.splice(i, 0, key);
+    if (WIDE.test(key)) this.wide++;
   }
 
   delete(key: string): void {
     const i = this.lowerBound(key);
-    if (this.keys[i] === key) this.keys.splice(i, 1);
+    if (this.keys[i] !== key) return;
+    this.keys.splice(i, 1);
+    if (WIDE.test(key)) this.wide--;
   }
 
   /** Index of the first key not below `key`. */
   lowerBound(key: string): number {
+    const compare = this.orderFor(key);
     let lo = 0;
     let hi = this.keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareUtf8(this.keys[mid]!, key) < 0) lo = mid + 1;
+      if (compare(this.keys[mid]!, key) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -60,14 +73,20 @@ export class SortedKeys {
 
   /** Index of the first key above `key`. */
   upperBound(key: string): number {
+    const compare = this.orderFor(key);
     let lo = 0;
     let hi = this.keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareUtf8(this.keys[mid]!, key) <= 0) lo = mid + 1;
+      if (compare(this.keys[mid]!, key) <= 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
+  }
+
+  /** Native comparison agrees with UTF-8 order when no string compared holds a WIDE unit. */
+  private orderFor(key: string): (a: string, b: string) => number {
+    return this.wide === 0 && !WIDE.test(key) ? nativeOrder : compareUtf8;
   }
 
   at(i: number): string | undefined {
