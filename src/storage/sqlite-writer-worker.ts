@@ -21,16 +21,19 @@ const reply = (r: WriterReply, transfer?: ArrayBuffer[]): void => port.postMessa
 const pause = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 port.on('message', (req: WriterRequest) => {
-  switch (req.type) {
-    case 'batch': {
-      try {
-        const report = packReport(writer.apply(unpackBatch(req.batch)));
-        reply({ id: req.id, result: report }, [report.values]);
-      } catch (err) {
-        reply({ id: req.id, error: message(err) });
-      }
+  if (req instanceof ArrayBuffer) {
+    const { id, writes } = unpackBatch(req);
+    let report: ArrayBuffer;
+    try {
+      report = packReport(id, writer.apply(writes));
+    } catch (err) {
+      reply({ id, error: message(err) });
       return;
     }
+    reply(report, [report]);
+    return;
+  }
+  switch (req.type) {
     case 'compact': {
       // Between windows the thread goes back to its message queue, so batches are not held up.
       compacting = writer.compact(req.from, req.target, pause).then(

@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { BatchWriter, type AppliedBatch, type WriteRequest } from './sqlite-batch.js';
-import { packBatch, unpackReport, type WireReport, type WriterData, type WriterReply, type WriterRequest } from './sqlite-writer-protocol.js';
+import { packBatch, reportId, unpackReport, type WriterData, type WriterReply, type WriterRequest } from './sqlite-writer-protocol.js';
 
 export interface SqliteWriter {
   /** Applies the batch in one transaction; rejects (nothing applied) if the transaction failed. */
@@ -82,8 +82,7 @@ export class ThreadWriter implements SqliteWriter {
   }
 
   async commit(batch: readonly WriteRequest[]): Promise<AppliedBatch> {
-    const wire = packBatch(batch);
-    const report = (await this.request((id) => ({ type: 'batch', id, batch: wire }), [wire.values])) as WireReport;
+    const report = (await this.request((id) => packBatch(id, batch), true)) as ArrayBuffer;
     return unpackReport(report);
   }
 
@@ -107,7 +106,7 @@ export class ThreadWriter implements SqliteWriter {
     this.closing = true;
     worker.ref(); // until it has ended
     try {
-      await this.request((id) => ({ type: 'close', id }), undefined, true);
+      await this.request((id) => ({ type: 'close', id }), false, true);
     } catch {
       // The thread is gone already: nothing left to close.
     }
@@ -134,23 +133,28 @@ export class ThreadWriter implements SqliteWriter {
     });
   }
 
-  private request(make: (id: number) => WriterRequest, transfer?: ArrayBuffer[], closing = false): Promise<unknown> {
+  /** Sends a request; `transfer`: it is an ArrayBuffer (a batch), handed over rather than copied. */
+  private request(make: (id: number) => WriterRequest, transfer = false, closing = false): Promise<unknown> {
     const worker = this.worker;
     if (!worker || (this.closing && !closing)) return Promise.reject(new Error(this.closing ? 'store is closed' : 'writer thread is not running'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       if (this.outstanding.size === 0) worker.ref();
       this.outstanding.set(id, { resolve, reject });
-      worker.postMessage(make(id), transfer);
+      const message = make(id);
+      worker.postMessage(message, transfer ? [message as ArrayBuffer] : undefined);
     });
   }
 
   private settle(reply: WriterReply): void {
-    const o = this.outstanding.get(reply.id);
+    const report = reply instanceof ArrayBuffer;
+    const id = report ? reportId(reply) : reply.id;
+    const o = this.outstanding.get(id);
     if (!o) return;
-    this.outstanding.delete(reply.id);
+    this.outstanding.delete(id);
     if (this.outstanding.size === 0 && !this.closing) this.worker?.unref();
-    if (reply.error !== undefined) o.reject(new Error(reply.error));
+    if (report) o.resolve(reply);
+    else if (reply.error !== undefined) o.reject(new Error(reply.error));
     else o.resolve(reply.result);
   }
 }
