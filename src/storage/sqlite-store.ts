@@ -62,6 +62,11 @@ export interface SqliteStoreOptions {
   maxWatchQueueBytes?: number;
   /** Batches handed to the writer before the first is reported (default 1: one syncing, the next collecting). */
   pipelineDepth?: number;
+  /**
+   * 'thread' (default for files): commits run on a writer thread. 'inline': on the main thread
+   * (what ':memory:' always does; benchmarks compare the two).
+   */
+  writer?: 'thread' | 'inline';
 }
 
 /** Counters for tests and benchmarks. */
@@ -169,7 +174,7 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     };
     this.compacted = this.stmt.meta.get('compacted')!.value;
     this.revision = latestRevision(db);
-    if (inMemory) {
+    if (inMemory || opts.writer === 'inline') {
       this.writer = new InlineWriter(db);
     } else {
       // This connection only reads from here on; the writer thread has its own.
