@@ -363,11 +363,11 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   /** Hands the queued writes to the writer as one batch, while the pipeline has room. */
   private dispatch(): void {
     this.dispatchScheduled = false;
-    while (this.pending.length && this.inFlight.length < this.pipelineDepth) {
-      if (this.catchUpNeeded) {
-        if (this.inFlight.length) return; // after the failed batches are settled
-        this.catchUp();
-      }
+    // After the writer thread ended: first its failed batches settle and its commits are published.
+    if (this.catchUpNeeded && !this.inFlight.length) this.catchUp();
+    while (this.pending.length && this.inFlight.length < this.pipelineDepth && !this.catchUpNeeded) {
+      // A new thread only when there is work for it (one that cannot start is not retried in a loop).
+      if (this.thread?.dead) this.thread.restart();
       const entry: InFlight = { batch: this.pending };
       this.pending = [];
       this.inFlight.push(entry);
@@ -431,16 +431,18 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   private writerExited(reason: string): void {
     this.lastWriteError = reason;
     this.catchUpNeeded = true;
+    // Its batches in flight are failed next (promise reactions); the last report catches up.
+    if (!this.inFlight.length) this.catchUp();
   }
 
-  /** Publishes what an ended writer thread committed but never reported, then starts a new one. */
+  /** Publishes, in order, what an ended writer thread committed but never reported. */
   private catchUp(): void {
     this.catchUpNeeded = false;
+    if (!this.db.open) return;
     const events = this.stmt.after.all(this.revision).map((r) => this.eventOf(r));
     if (events.length) {
       this.revision = events[events.length - 1]!.revision;
       this.hub.publish(events);
     }
-    this.thread?.restart();
   }
 }

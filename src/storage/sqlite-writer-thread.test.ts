@@ -104,13 +104,38 @@ describe('sqlite writer thread', () => {
       }
       assert.match(store.readiness() ?? '', /last write failed: writer thread exited/);
       assert.equal(store.liveness(), undefined, 'reads still work');
+      // Whatever the dead thread committed is published at once, in order, without waiting for a write.
+      const caughtUp = await store.currentRevision();
+      assert.deepEqual(seen.map((e) => e.revision), Array.from({ length: caughtUp - first.revision }, (_, i) => first.revision + 1 + i));
+      assert.equal((await store.list('/d/')).kvs.length, seen.length + 1, 'the first write and whatever was caught up');
 
       const next = await store.optimisticPut('/d/next', enc('n'), 0);
       assert.equal(store.readiness(), undefined, 'ready again once a write commits');
-      // Whatever the dead thread committed is published before the next write, in order.
       const revisions = seen.map((e) => e.revision);
       assert.deepEqual(revisions, Array.from({ length: next.revision - first.revision }, (_, i) => first.revision + 1 + i));
       assert.equal((await store.list('/d/')).kvs.length, seen.length + 1);
+      ac.abort();
+    });
+  });
+
+  test('a commit the dying thread made but never reported is published, in order, before anything else', async () => {
+    await withStore({}, async (store, path) => {
+      const first = await store.optimisticPut('/g/first', enc('1'), 0);
+      const ac = new AbortController();
+      const seen = record(store, '/g/', first.revision, ac.signal);
+      // What a thread killed between its commit and its report leaves: a row past the published revision.
+      const raw = new Database(path);
+      raw.prepare('INSERT INTO log (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, 0, 0)').run(first.revision + 1, '/g/ghost', Buffer.from('g'), first.revision + 1);
+      raw.prepare('INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?)').run('/g/ghost', first.revision + 1, first.revision + 1, Buffer.from('g'));
+      raw.close();
+      const thread = writerThread(store);
+      thread.ref();
+      await thread.terminate();
+      assert.equal(await store.currentRevision(), first.revision + 1);
+      assert.deepEqual(seen.map((e) => [e.type, e.revision]), [['put', first.revision + 1]]);
+      const next = await store.optimisticPut('/g/next', enc('n'), 0);
+      assert.equal(next.revision, first.revision + 2, 'the new thread continues after it');
+      assert.deepEqual(seen.map((e) => e.revision), [first.revision + 1, first.revision + 2]);
       ac.abort();
     });
   });
