@@ -29,7 +29,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { applySchema, prefixEnd } from './sqlite-schema.js';
+import { applySchema } from './sqlite-schema.js';
+import { SqliteReads } from './sqlite-reads.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
 import { configureWriter, latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
 import { InlineWriter, ThreadWriter, type SqliteWriter } from './sqlite-writer.js';
@@ -77,17 +78,6 @@ export interface SqliteStoreStats {
   writes: number;
 }
 
-interface Row {
-  key: string;
-  revision: number;
-  create_revision: number;
-  value: Buffer;
-}
-interface LogRow extends Row {
-  prev_revision: number;
-  deleted: number;
-}
-
 type PendingWrite = WriteRequest & { resolve(r: PutResult | DeleteResult): void; reject(e: unknown): void };
 
 /** A batch handed to the writer; `done` is set when its report (or failure) arrives. */
@@ -96,7 +86,6 @@ interface InFlight {
   done?: { applied: AppliedBatch } | { error: string };
 }
 
-const toKv = (r: Row): KeyValue => ({ key: r.key, value: r.value, createRevision: r.create_revision, modRevision: r.revision });
 const foundKv = (key: string, r: FoundRow): KeyValue => ({ key, value: r.value, createRevision: r.createRevision, modRevision: r.revision });
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -126,7 +115,7 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   /** Why the last write transaction failed (e.g. "database or disk is full"); cleared by the next commit. */
   private lastWriteError: string | undefined;
   private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
-  private readonly stmt;
+  private readonly reads: SqliteReads;
 
   constructor(opts: SqliteStoreOptions) {
     const inMemory = opts.path === ':memory:';
@@ -146,33 +135,8 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
     this.pipelineDepth = Math.max(1, opts.pipelineDepth ?? 1);
     const db = this.db;
-    this.stmt = {
-      meta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
-      current: db.prepare<[string], Row>('SELECT key, revision, create_revision, value FROM current WHERE key = ?'),
-      atRevision: db.prepare<[string, number], LogRow>(
-        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key = ? AND revision <= ? ORDER BY revision DESC LIMIT 1',
-      ),
-      listCurrent: db.prepare<[string, string, string, number], Row>(
-        'SELECT key, revision, create_revision, value FROM current WHERE key >= ? AND key < ? AND key > ? ORDER BY key LIMIT ?',
-      ),
-      listAt: db.prepare<[string, string, string, number, number], LogRow>(
-        `SELECT key, revision, create_revision, value, prev_revision, deleted FROM log AS l
-         WHERE key >= ? AND key < ? AND key > ?
-           AND revision = (SELECT MAX(revision) FROM log WHERE key = l.key AND revision <= ?)
-           AND deleted = 0
-         ORDER BY key LIMIT ?`,
-      ),
-      count: db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ?'),
-      unpublished: db.prepare<[number, string, string], { deleted: number; prev_revision: number }>(
-        'SELECT deleted, prev_revision FROM log WHERE revision > ? AND key >= ? AND key < ?',
-      ),
-      history: db.prepare<[string, string, number, number, number], LogRow>(
-        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key >= ? AND key < ? AND revision > ? AND revision <= ? ORDER BY revision LIMIT ?',
-      ),
-      after: db.prepare<[number], LogRow>('SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE revision > ? ORDER BY revision'),
-      byRevision: db.prepare<[number], LogRow>('SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE revision = ?'),
-    };
-    this.compacted = this.stmt.meta.get('compacted')!.value;
+    this.reads = new SqliteReads(db);
+    this.compacted = this.reads.compacted();
     this.revision = latestRevision(db);
     if (inMemory || opts.writer === 'inline') {
       this.writer = new InlineWriter(db);
@@ -192,37 +156,22 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
 
   async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
     const rev = this.readRevision(opts.revision);
-    if (rev === this.revision && this.settled()) {
-      const row = this.stmt.current.get(key);
-      return row ? { kv: toKv(row), revision: rev } : { revision: rev };
-    }
-    const row = this.stmt.atRevision.get(key, rev);
-    return row && !row.deleted ? { kv: toKv(row), revision: rev } : { revision: rev };
+    const kv = rev === this.revision && this.settled() ? this.reads.latest(key) : this.reads.at(key, rev);
+    return kv ? { kv, revision: rev } : { revision: rev };
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const rev = this.readRevision(opts.revision);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : -1;
-    const fetch = limit > 0 ? limit + 1 : -1;
     const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : '';
-    const rows =
-      rev === this.revision && this.settled()
-        ? this.stmt.listCurrent.all(prefix, prefixEnd(prefix), after, fetch)
-        : this.stmt.listAt.all(prefix, prefixEnd(prefix), after, rev, fetch);
-    const more = limit > 0 && rows.length > limit;
-    return { kvs: (more ? rows.slice(0, limit) : rows).map(toKv), more, revision: rev };
+    const kvs = this.reads.list(prefix, after, limit > 0 ? limit + 1 : -1, rev === this.revision && this.settled() ? undefined : rev);
+    const more = limit > 0 && kvs.length > limit;
+    return { kvs: more ? kvs.slice(0, limit) : kvs, more, revision: rev };
   }
 
   async count(prefix: string): Promise<number> {
     if (this.closed) throw new StorageError('Unavailable', 'store is closed');
-    const end = prefixEnd(prefix);
-    if (this.settled()) return this.stmt.count.get(prefix, end)!.n;
-    // One snapshot: the live count, less creations and plus deletions not yet published.
-    return this.db.transaction(() => {
-      let n = this.stmt.count.get(prefix, end)!.n;
-      for (const r of this.stmt.unpublished.iterate(this.revision, prefix, end)) n += r.deleted ? 1 : r.prev_revision === 0 ? -1 : 0;
-      return n;
-    })();
+    return this.reads.count(prefix, this.settled() ? undefined : this.revision);
   }
 
   optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
@@ -259,7 +208,7 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   liveness(): string | undefined {
     if (this.closed) return 'store is closed';
     try {
-      this.stmt.meta.get('compacted');
+      this.reads.compacted();
       return undefined;
     } catch (err) {
       return messageOf(err);
@@ -280,7 +229,7 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     if (after < this.compacted) {
       throw new StorageError('Compacted', `required revision ${after} has been compacted (compacted revision ${this.compacted})`, undefined, undefined, this.compacted);
     }
-    return this.stmt.history.all(prefix, prefixEnd(prefix), after, upTo, limit).map((r) => this.eventOf(r));
+    return this.reads.history(prefix, after, upTo, limit);
   }
 
   async currentRevision(): Promise<number> {
@@ -338,13 +287,6 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
       throw new StorageError('Compacted', `revision ${requested} has been compacted (compacted revision ${this.compacted})`, undefined, undefined, this.compacted);
     }
     return requested;
-  }
-
-  private eventOf(r: LogRow): ChangeEvent {
-    const prev = r.prev_revision ? this.stmt.byRevision.get(r.prev_revision) : undefined;
-    const prevKv = prev && !prev.deleted ? toKv(prev) : undefined;
-    if (r.deleted) return { type: 'delete', revision: r.revision, key: r.key, prevKv: prevKv ?? { key: r.key, value: new Uint8Array(), createRevision: r.create_revision, modRevision: r.prev_revision } };
-    return prevKv ? { type: 'put', revision: r.revision, kv: toKv(r), prevKv } : { type: 'put', revision: r.revision, kv: toKv(r) };
   }
 
   private enqueue(w: PendingWrite): void {
@@ -439,7 +381,7 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   private catchUp(): void {
     this.catchUpNeeded = false;
     if (!this.db.open) return;
-    const events = this.stmt.after.all(this.revision).map((r) => this.eventOf(r));
+    const events = this.reads.since(this.revision);
     if (events.length) {
       this.revision = events[events.length - 1]!.revision;
       this.hub.publish(events);
