@@ -92,6 +92,8 @@ export class BatchWriter {
   apply(batch: readonly WriteRequest[]): AppliedBatch {
     const writes: AppliedWrite[] = [];
     let revision = this.revision;
+    // IMMEDIATE: the write lock is taken (waiting up to busy_timeout) before the first read, so a
+    // lock held elsewhere is waited for rather than failing the upgrade from a read at once.
     this.db.transaction(() => {
       for (const w of batch) {
         const current = this.stmt.current.get(w.key);
@@ -113,7 +115,7 @@ export class BatchWriter {
           writes.push({ ok: true, revision: rev, createRevision: current!.create_revision, prev: found(current!) });
         }
       }
-    })();
+    }).immediate();
     this.revision = revision;
     return { writes, revision };
   }
@@ -130,7 +132,7 @@ export class BatchWriter {
       this.db.transaction(() => {
         this.stmt.compactSuperseded.run(lo, hi);
         this.stmt.compactTombstones.run(lo, hi);
-      })();
+      }).immediate();
       if (hi < target) await pause();
     }
   }

@@ -140,6 +140,33 @@ describe('sqlite writer thread', () => {
     });
   });
 
+  test('a commit waiting for a locked database holds up no read; past the busy timeout it fails with Unavailable and readiness', async () => {
+    await withStore({}, async (store, path) => {
+      await store.optimisticPut('/l/a', enc('a'), 0);
+      const blocker = new Database(path);
+      try {
+        blocker.exec('BEGIN IMMEDIATE');
+        let settled = false;
+        const waiting = store.optimisticPut('/l/b', enc('b'), 0).finally(() => (settled = true));
+        await new Promise((r) => setImmediate(r));
+        assert.equal((await store.get('/l/a')).kv?.modRevision !== undefined, true, 'reads are answered meanwhile');
+        assert.equal(settled, false, 'the write waits for the lock (busy timeout 5 s)');
+        blocker.exec('ROLLBACK');
+        assert.equal((await waiting).kv.key, '/l/b');
+
+        await store.writerPragma('busy_timeout = 20');
+        blocker.exec('BEGIN IMMEDIATE');
+        await assert.rejects(store.optimisticPut('/l/c', enc('c'), 0), (e: unknown) => isStorageError(e, 'Unavailable') && /storage write failed: database is locked/.test(e.message));
+        assert.match(store.readiness() ?? '', /last write failed: database is locked/);
+        blocker.exec('ROLLBACK');
+        await store.optimisticPut('/l/c', enc('c'), 0);
+        assert.equal(store.readiness(), undefined);
+      } finally {
+        blocker.close();
+      }
+    });
+  });
+
   test('a writer thread that cannot open the database fails writes, never hangs', async () => {
     await withStore({}, async (store, path) => {
       await store.optimisticPut('/o/a', enc('a'), 0);
