@@ -18,13 +18,16 @@
 // therefore come from the log as of the published revision (the same queries as reads at an
 // older revision), and count() corrects the live count by the unreported log rows in one
 // snapshot. When nothing is in flight the `current` table is exactly the published state.
+// currentRevision() is the published revision too, so a watch cache waiting to be at the store's
+// revision (its freshness check for consistent reads) never waits for an event the hub lacks.
 //
-// Failures: a failed transaction (a full disk, an I/O error, a lock timeout) fails every write of
-// its batch with Unavailable, as does the writer thread ending; readiness fails until a write
-// commits again. A thread that ended may have committed its last batch without reporting it: the
-// next write first publishes whatever the log holds past the published revision (so watchers
-// miss nothing; those writers saw Unavailable, "may or may not have happened"), then starts a
-// new thread. One process owns the file (a lock file beside it).
+// Failures: a failed transaction (a full disk, an I/O error, a lock held past busy_timeout) fails
+// every write of its batch with Unavailable, as does the writer thread ending; readiness fails
+// until a write commits again. A thread that ended may have committed its last batch without
+// reporting it: once its batches have failed, the store publishes whatever the log holds past
+// the published revision (so watchers miss nothing; those writers saw Unavailable, "may or may
+// not have happened", as etcd's Timeout), and the next write starts a new thread. One process
+// owns the file (a lock file beside it).
 
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
