@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { healthResponse } from '../http/health.js';
 import { openSqliteStore } from '../storage/sqlite-store.js';
 import { buildHealthChecks } from './health-checks.js';
@@ -20,15 +19,14 @@ test('a full disk fails /readyz (etcd-readiness) and not /livez; lagging caches 
   const q = new URLSearchParams('verbose');
   try {
     assert.equal((await healthResponse(checks, 'readyz', '', q))?.code, 200);
-    const db = (store as unknown as { db: Database.Database }).db;
-    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    await store.writerPragma(`max_page_count = ${(await store.writerPragma('page_count')) as number}`);
     await assert.rejects(store.optimisticPut('/k/big', new Uint8Array(1024 * 1024), 0));
     const ready = await healthResponse(checks, 'readyz', '', q);
     assert.equal(ready?.code, 500);
     assert.match(ready!.body, /^\[\+\]ping ok\n\[\+\]log ok\n\[\+\]etcd ok\n\[-\]etcd-readiness failed: reason withheld\n/);
     assert.deepEqual(await healthResponse(checks, 'readyz', 'etcd-readiness', q), { code: 500, body: 'internal server error: last write failed: database or disk is full\n' });
     assert.equal((await healthResponse(checks, 'livez', '', q))?.code, 200, 'alive: a restart would not free the disk');
-    db.pragma('max_page_count = 1073741823');
+    await store.writerPragma('max_page_count = 1073741823');
     await store.optimisticPut('/k/small', new Uint8Array(10), 0);
     assert.equal((await healthResponse(checks, 'readyz', '', q))?.code, 200, 'ready again once a write commits');
 

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { openSqliteStore } from './sqlite-store.js';
 import { isStorageError } from './revisioned-store.js';
 
@@ -18,15 +17,15 @@ test('a write failing with "database or disk is full" fails readiness until a wr
     assert.equal(store.readiness(), undefined);
     assert.equal(store.liveness(), undefined);
     // SQLite's page cap gives the same error as a full disk: the database cannot grow.
-    const db = (store as unknown as { db: Database.Database }).db;
-    const pages = db.pragma('page_count', { simple: true }) as number;
-    db.pragma(`max_page_count = ${pages}`);
+    // The cap goes on the writer's connection (a thread of its own).
+    const pages = (await store.writerPragma('page_count')) as number;
+    await store.writerPragma(`max_page_count = ${pages}`);
     await assert.rejects(store.optimisticPut('/k/big', new Uint8Array(1024 * 1024), 0), (err: unknown) => isStorageError(err, 'Unavailable') && /database or disk is full/.test((err as Error).message));
     assert.match(store.readiness() ?? '', /database or disk is full/);
     // Reads still work: the store is alive, only not ready.
     assert.equal(store.liveness(), undefined);
     assert.equal((await store.get('/k/a')).kv?.modRevision, first.revision);
-    db.pragma('max_page_count = 1073741823');
+    await store.writerPragma('max_page_count = 1073741823');
     await store.optimisticPut('/k/big', new Uint8Array(1024 * 1024), 0);
     assert.equal(store.readiness(), undefined);
   } finally {

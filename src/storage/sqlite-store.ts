@@ -1,14 +1,42 @@
 // The embedded default backend: the RevisionedStore contract on better-sqlite3.
-// Durability: an acknowledged write is synced (WAL + synchronous=FULL). Group commit: writes
-// issued in the same turn of the event loop are applied in ONE transaction with ONE sync, and
-// each still succeeds or fails on its own compare-and-swap. One process owns the file (a lock
-// file beside it), so committed changes are pushed to watchers directly, without polling.
+//
+// Writes: a writer thread (sqlite-writer.ts, sqlite-writer-worker.ts) owns a second connection
+// and commits; the event loop never waits for a sync. Writes arriving on the main thread queue
+// up; when no batch is in flight they go at the end of the current turn, as one batch, in one
+// transaction with one sync (group commit), each write still succeeding or failing on its own
+// compare-and-swap. While a batch is in the writer, the next one collects (pipelining: request
+// work for the next batch overlaps the sync of this one). When the writer reports a batch, the
+// main thread, in commit order, records the revision, publishes the events to the watch hub and
+// settles the writes' promises: a write is acknowledged only once synced and its events are in
+// the hub. ':memory:' databases cannot be shared with a thread: there the same batch code runs on
+// the main thread (InlineWriter), through the same pipeline.
+//
+// Reads run on the main thread's own connection (WAL: readers never wait for the writer). They
+// are bounded to the PUBLISHED revision (`this.revision`), never to what the writer has committed
+// but not yet reported: a list at revision R must not return an object at R+1 whose event a
+// watcher starting at R would then get again. While a batch is in flight, "latest" reads
+// therefore come from the log as of the published revision (the same queries as reads at an
+// older revision), and count() corrects the live count by the unreported log rows in one
+// snapshot. When nothing is in flight the `current` table is exactly the published state.
+// currentRevision() is the published revision too, so a watch cache waiting to be at the store's
+// revision (its freshness check for consistent reads) never waits for an event the hub lacks.
+//
+// Failures: a failed transaction (a full disk, an I/O error, a lock held past busy_timeout) fails
+// every write of its batch with Unavailable, as does the writer thread ending; readiness fails
+// until a write commits again. A thread that ended may have committed its last batch without
+// reporting it: once its batches have failed, the store publishes whatever the log holds past
+// the published revision (so watchers miss nothing; those writers saw Unavailable, "may or may
+// not have happened", as etcd's Timeout), and the next write starts a new thread. One process
+// owns the file (a lock file beside it).
 
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { applySchema, prefixEnd } from './sqlite-schema.js';
+import { applySchema } from './sqlite-schema.js';
+import { SqliteReads } from './sqlite-reads.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
+import { configureWriter, latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
+import { InlineWriter, ThreadWriter, type SqliteWriter } from './sqlite-writer.js';
 import type { StoreHealth } from './storage-observer.js';
 import { WatchHub, type ChangeEvent } from './watch-hub.js';
 import {
@@ -36,6 +64,13 @@ export interface SqliteStoreOptions {
   maxWatchQueue?: number;
   /** Per-watcher bound on queued value bytes (default 64 MiB). */
   maxWatchQueueBytes?: number;
+  /** Batches handed to the writer before the first is reported (default 1: one syncing, the next collecting). */
+  pipelineDepth?: number;
+  /**
+   * 'thread' (default for files): commits run on a writer thread. 'inline': on the main thread
+   * (what ':memory:' always does; benchmarks compare the two).
+   */
+  writer?: 'thread' | 'inline';
 }
 
 /** Counters for tests and benchmarks. */
@@ -46,53 +81,44 @@ export interface SqliteStoreStats {
   writes: number;
 }
 
-interface Row {
-  key: string;
-  revision: number;
-  create_revision: number;
-  value: Buffer;
-}
-interface LogRow extends Row {
-  prev_revision: number;
-  deleted: number;
+type PendingWrite = WriteRequest & { resolve(r: PutResult | DeleteResult): void; reject(e: unknown): void };
+
+/** A batch handed to the writer; `done` is set when its report (or failure) arrives. */
+interface InFlight {
+  batch: PendingWrite[];
+  done?: { applied: AppliedBatch } | { error: string };
 }
 
-type PendingWrite =
-  | { op: 'put'; key: string; value: Uint8Array; expected: number; resolve(r: PutResult): void; reject(e: unknown): void }
-  | { op: 'delete'; key: string; expected: number; resolve(r: DeleteResult): void; reject(e: unknown): void };
-
-const COMPACT_BATCH = 1000;
-/** Longest a write waits for companions to share its commit. */
-const COMMIT_DELAY_MS = 1;
-/** Never wait for more writers than this before committing. */
-const MAX_EXPECTED_BATCH = 64;
-
-const toKv = (r: Row): KeyValue => ({ key: r.key, value: r.value, createRevision: r.create_revision, modRevision: r.revision });
+const foundKv = (key: string, r: FoundRow): KeyValue => ({ key, value: r.value, createRevision: r.createRevision, modRevision: r.revision });
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(opts);
 }
 
-/** The revision of a store that has never been written (etcd's too). */
-const FIRST_REVISION = 1;
-
 export class SqliteStore implements RevisionedStore, StoreHealth {
   private readonly db: Database.Database;
   private readonly lock: LockFile | undefined;
   private readonly hub: WatchHub;
+  private readonly writer: SqliteWriter;
+  private readonly thread: ThreadWriter | undefined;
   private readonly maxValueBytes: number;
+  private readonly pipelineDepth: number;
+  /** The published revision: every write at or below it is synced and in the hub. */
   private revision: number;
   private compacted: number;
   private pending: PendingWrite[] = [];
-  private flushScheduled = false;
-  private flushTimer: NodeJS.Timeout | undefined;
-  /** Size of the last committed batch: how many concurrent writers to wait for (see enqueue). */
-  private expectedBatch = 1;
+  /** Batches handed to the writer, oldest first; reported in this order. */
+  private readonly inFlight: InFlight[] = [];
+  private dispatchScheduled = false;
+  /** The writer thread ended: the log may hold commits past `revision` that were never published. */
+  private catchUpNeeded = false;
   private closed = false;
+  private drained: (() => void) | undefined;
   /** Why the last write transaction failed (e.g. "database or disk is full"); cleared by the next commit. */
   private lastWriteError: string | undefined;
   private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
-  private readonly stmt;
+  private readonly reads: SqliteReads;
 
   constructor(opts: SqliteStoreOptions) {
     const inMemory = opts.path === ':memory:';
@@ -100,60 +126,29 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
       mkdirSync(dirname(opts.path), { recursive: true });
       this.lock = acquireLockFile(`${opts.path}.lock`);
     }
+    const durability = opts.durability ?? 'full';
     try {
       this.db = new Database(opts.path);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
-      this.db.pragma('busy_timeout = 5000');
+      configureWriter(this.db, durability);
       applySchema(this.db);
     } catch (err) {
       this.lock?.release();
       throw err;
     }
     this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
+    this.pipelineDepth = Math.max(1, opts.pipelineDepth ?? 1);
     const db = this.db;
-    this.stmt = {
-      meta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
-      setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE name = ?'),
-      current: db.prepare<[string], Row>('SELECT key, revision, create_revision, value FROM current WHERE key = ?'),
-      atRevision: db.prepare<[string, number], LogRow>(
-        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key = ? AND revision <= ? ORDER BY revision DESC LIMIT 1',
-      ),
-      listCurrent: db.prepare<[string, string, string, number], Row>(
-        'SELECT key, revision, create_revision, value FROM current WHERE key >= ? AND key < ? AND key > ? ORDER BY key LIMIT ?',
-      ),
-      listAt: db.prepare<[string, string, string, number, number], LogRow>(
-        `SELECT key, revision, create_revision, value, prev_revision, deleted FROM log AS l
-         WHERE key >= ? AND key < ? AND key > ?
-           AND revision = (SELECT MAX(revision) FROM log WHERE key = l.key AND revision <= ?)
-           AND deleted = 0
-         ORDER BY key LIMIT ?`,
-      ),
-      count: db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ?'),
-      insertLog: db.prepare<[number, string, Buffer | null, number, number, number]>(
-        'INSERT INTO log (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      upsertCurrent: db.prepare<[string, number, number, Buffer]>(
-        'INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET revision = excluded.revision, create_revision = excluded.create_revision, value = excluded.value',
-      ),
-      deleteCurrent: db.prepare<[string]>('DELETE FROM current WHERE key = ?'),
-      history: db.prepare<[string, string, number, number, number], LogRow>(
-        'SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE key >= ? AND key < ? AND revision > ? AND revision <= ? ORDER BY revision LIMIT ?',
-      ),
-      byRevision: db.prepare<[number], LogRow>('SELECT key, revision, create_revision, value, prev_revision, deleted FROM log WHERE revision = ?'),
-      maxRevision: db.prepare<[], { r: number | null }>('SELECT MAX(revision) AS r FROM log'),
-      // One window of the log: rows superseded by a write in the window, and tombstones in it.
-      compactSuperseded: db.prepare<[number, number]>(
-        'DELETE FROM log WHERE revision IN (SELECT prev_revision FROM log WHERE revision > ? AND revision <= ? AND prev_revision != 0)',
-      ),
-      compactTombstones: db.prepare<[number, number]>('DELETE FROM log WHERE deleted = 1 AND revision > ? AND revision <= ?'),
-    };
-    this.compacted = this.stmt.meta.get('compacted')!.value;
-    // Not stored per write (one page less per commit): compaction only removes rows at or below
-    // the compacted revision, so the newest log row or the compacted revision is the latest.
-    // A fresh database is at revision 1, as a fresh etcd is (its first write is 2): resourceVersion
-    // "0" means "any" to clients, so no list or watch may ever be answered at 0.
-    this.revision = Math.max(this.stmt.maxRevision.get()!.r ?? 0, this.compacted, FIRST_REVISION);
+    this.reads = new SqliteReads(db);
+    this.compacted = this.reads.compacted();
+    this.revision = latestRevision(db);
+    if (inMemory || opts.writer === 'inline') {
+      this.writer = new InlineWriter(db);
+    } else {
+      // This connection only reads from here on; the writer thread has its own.
+      db.pragma('query_only = ON');
+      this.thread = new ThreadWriter({ path: opts.path, durability }, (reason) => this.writerExited(reason));
+      this.writer = this.thread;
+    }
     this.hub = new WatchHub({
       revision: () => this.revision,
       history: (prefix, after, upTo, limit) => this.history(prefix, after, upTo, limit),
@@ -164,40 +159,33 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
 
   async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
     const rev = this.readRevision(opts.revision);
-    if (rev === this.revision) {
-      const row = this.stmt.current.get(key);
-      return row ? { kv: toKv(row), revision: rev } : { revision: rev };
-    }
-    const row = this.stmt.atRevision.get(key, rev);
-    return row && !row.deleted ? { kv: toKv(row), revision: rev } : { revision: rev };
+    const kv = rev === this.revision && this.settled() ? this.reads.latest(key) : this.reads.at(key, rev);
+    return kv ? { kv, revision: rev } : { revision: rev };
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const rev = this.readRevision(opts.revision);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : -1;
-    const fetch = limit > 0 ? limit + 1 : -1;
     const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : '';
-    const rows =
-      rev === this.revision
-        ? this.stmt.listCurrent.all(prefix, prefixEnd(prefix), after, fetch)
-        : this.stmt.listAt.all(prefix, prefixEnd(prefix), after, rev, fetch);
-    const more = limit > 0 && rows.length > limit;
-    return { kvs: (more ? rows.slice(0, limit) : rows).map(toKv), more, revision: rev };
+    const kvs = this.reads.list(prefix, after, limit > 0 ? limit + 1 : -1, rev === this.revision && this.settled() ? undefined : rev);
+    const more = limit > 0 && kvs.length > limit;
+    return { kvs: more ? kvs.slice(0, limit) : kvs, more, revision: rev };
   }
 
   async count(prefix: string): Promise<number> {
-    return this.stmt.count.get(prefix, prefixEnd(prefix))!.n;
+    if (this.closed) throw new StorageError('Unavailable', 'store is closed');
+    return this.reads.count(prefix, this.settled() ? undefined : this.revision);
   }
 
   optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
     if (value.byteLength > this.maxValueBytes) {
       return Promise.reject(new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key));
     }
-    return new Promise((resolve, reject) => this.enqueue({ op: 'put', key, value, expected: expectedModRevision, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue({ op: 'put', key, value, expected: expectedModRevision, resolve: resolve as PendingWrite['resolve'], reject }));
   }
 
   optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
-    return new Promise((resolve, reject) => this.enqueue({ op: 'delete', key, expected: expectedModRevision, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue({ op: 'delete', key, expected: expectedModRevision, resolve: resolve as PendingWrite['resolve'], reject }));
   }
 
   watch(prefix: string, opts: WatchOptions): StoreWatch {
@@ -214,21 +202,26 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     return { ...this.counters };
   }
 
+  /** Runs a pragma on the writer's connection (diagnostics; tests cap the database size with it). */
+  writerPragma(pragma: string): Promise<unknown> {
+    return this.writer.pragma(pragma);
+  }
+
   /** The `etcd` health check: the database is open and answers a read. */
   liveness(): string | undefined {
     if (this.closed) return 'store is closed';
     try {
-      this.stmt.meta.get('compacted');
+      this.reads.compacted();
       return undefined;
     } catch (err) {
-      return err instanceof Error ? err.message : String(err);
+      return messageOf(err);
     }
   }
 
   /**
    * The `etcd-readiness` check: readable, and the last write transaction committed. A failed write
-   * (a full disk: every write fails with "database or disk is full") keeps it failing until a
-   * write commits again.
+   * (a full disk: every write fails with "database or disk is full"; the writer thread ended)
+   * keeps it failing until a write commits again.
    */
   readiness(): string | undefined {
     return this.liveness() ?? (this.lastWriteError ? `last write failed: ${this.lastWriteError}` : undefined);
@@ -239,7 +232,7 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     if (after < this.compacted) {
       throw new StorageError('Compacted', `required revision ${after} has been compacted (compacted revision ${this.compacted})`, undefined, undefined, this.compacted);
     }
-    return this.stmt.history.all(prefix, prefixEnd(prefix), after, upTo, limit).map((r) => this.eventOf(r));
+    return this.reads.history(prefix, after, upTo, limit);
   }
 
   async currentRevision(): Promise<number> {
@@ -251,35 +244,40 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   }
 
   /**
-   * Records `revision` as compacted first (durably, so reads and watches below it fail at once),
-   * then removes superseded rows and tombstones window by window (COMPACT_BATCH revisions per
-   * transaction), yielding to writers between windows. A crash midway leaves some dead rows
-   * behind; they are invisible to reads and cost only space.
+   * Records `revision` as compacted at once (reads and watches below it fail from now on); the
+   * writer then stores it and removes superseded rows and tombstones window by window, between
+   * batches of writes. A crash midway leaves dead rows behind, invisible to reads.
    */
   async compact(revision: number): Promise<void> {
     const target = Math.min(revision, this.revision);
     const from = this.compacted;
     if (target <= from || this.closed) return;
-    this.stmt.setMeta.run(target, 'compacted');
     this.compacted = target;
-    for (let lo = from; lo < target && !this.closed; lo += COMPACT_BATCH) {
-      const hi = Math.min(lo + COMPACT_BATCH, target);
-      this.db.transaction(() => {
-        this.stmt.compactSuperseded.run(lo, hi);
-        this.stmt.compactTombstones.run(lo, hi);
-      })();
-      if (hi < target) await new Promise((r) => setImmediate(r));
+    try {
+      await this.writer.compact(from, target);
+    } catch (err) {
+      if (!this.closed) throw new StorageError('Unavailable', `compaction failed: ${messageOf(err)}`);
     }
   }
 
+  /** Refuses new writes, lets every queued and in-flight write finish, then closes the writer and the database. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.pending.length) this.flush();
-    clearTimeout(this.flushTimer);
     this.closed = true;
+    if (this.pending.length || this.inFlight.length) {
+      const drained = new Promise<void>((r) => (this.drained = r));
+      this.dispatch();
+      await drained;
+    }
     this.hub.closeAll();
+    await this.writer.close();
     this.db.close();
     this.lock?.release();
+  }
+
+  /** Nothing committed is unpublished: the `current` table is exactly the state at `revision`. */
+  private settled(): boolean {
+    return this.inFlight.length === 0 && !this.catchUpNeeded;
   }
 
   private readRevision(requested: number | undefined): number {
@@ -294,98 +292,102 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     return requested;
   }
 
-  private eventOf(r: LogRow): ChangeEvent {
-    const prev = r.prev_revision ? this.stmt.byRevision.get(r.prev_revision) : undefined;
-    const prevKv = prev && !prev.deleted ? toKv(prev) : undefined;
-    if (r.deleted) return { type: 'delete', revision: r.revision, key: r.key, prevKv: prevKv ?? { key: r.key, value: new Uint8Array(), createRevision: r.create_revision, modRevision: r.prev_revision } };
-    return prevKv ? { type: 'put', revision: r.revision, kv: toKv(r), prevKv } : { type: 'put', revision: r.revision, kv: toKv(r) };
-  }
-
   private enqueue(w: PendingWrite): void {
     if (this.closed) {
       w.reject(new StorageError('Unavailable', 'store is closed', w.key));
       return;
     }
     this.pending.push(w);
-    if (this.flushScheduled) return;
-    // Group commit with a commit delay (as PostgreSQL's commit_delay/commit_siblings): the sync is
-    // synchronous, so writers that arrive while one runs cannot join it. Commit at once when as
-    // many writers have arrived as last time; otherwise wait at most COMMIT_DELAY_MS for them.
-    if (this.pending.length >= this.expectedBatch) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = undefined;
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    } else if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = undefined;
-        if (!this.flushScheduled) this.flush();
-      }, COMMIT_DELAY_MS);
+    // Writes issued in this turn go together, at its end; with the pipeline full, the next report sends them.
+    if (!this.dispatchScheduled && this.inFlight.length < this.pipelineDepth) {
+      this.dispatchScheduled = true;
+      setImmediate(() => this.dispatch());
     }
   }
 
-  /** Applies every queued write in one transaction (one sync), then settles each and notifies watchers. */
-  private flush(): void {
-    this.flushScheduled = false;
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
-    this.expectedBatch = Math.min(batch.length, MAX_EXPECTED_BATCH);
-    const outcomes: (() => void)[] = [];
-    const events: ChangeEvent[] = [];
-    let revision = this.revision;
-    try {
-      this.db.transaction(() => {
-        for (const w of batch) {
-          const current = this.stmt.current.get(w.key);
-          const failure = this.casFailure(w, current);
-          if (failure) {
-            outcomes.push(() => w.reject(failure));
-            continue;
-          }
-          const rev = ++revision;
-          if (w.op === 'put') {
-            const value = Buffer.from(w.value.buffer, w.value.byteOffset, w.value.byteLength);
-            const createRevision = current ? current.create_revision : rev;
-            this.stmt.insertLog.run(rev, w.key, value, createRevision, current?.revision ?? 0, 0);
-            this.stmt.upsertCurrent.run(w.key, rev, createRevision, value);
-            const kv: KeyValue = { key: w.key, value, createRevision, modRevision: rev };
-            events.push(current ? { type: 'put', revision: rev, kv, prevKv: toKv(current) } : { type: 'put', revision: rev, kv });
-            outcomes.push(() => w.resolve({ revision: rev, kv }));
-          } else {
-            const prevKv = toKv(current!);
-            this.stmt.insertLog.run(rev, w.key, null, current!.create_revision, current!.revision, 1);
-            this.stmt.deleteCurrent.run(w.key);
-            events.push({ type: 'delete', revision: rev, key: w.key, prevKv });
-            outcomes.push(() => w.resolve({ revision: rev, prevKv }));
-          }
-        }
-      })();
-    } catch (err) {
-      this.lastWriteError = err instanceof Error ? err.message : String(err);
-      const failure = new StorageError('Unavailable', `storage write failed: ${this.lastWriteError}`);
-      for (const w of batch) w.reject(failure);
-      return;
+  /** Hands the queued writes to the writer as one batch, while the pipeline has room. */
+  private dispatch(): void {
+    this.dispatchScheduled = false;
+    // After the writer thread ended: first its failed batches settle and its commits are published.
+    if (this.catchUpNeeded && !this.inFlight.length) this.catchUp();
+    while (this.pending.length && this.inFlight.length < this.pipelineDepth && !this.catchUpNeeded) {
+      // A new thread only when there is work for it (one that cannot start is not retried in a loop).
+      if (this.thread?.dead) this.thread.restart();
+      const entry: InFlight = { batch: this.pending };
+      this.pending = [];
+      this.inFlight.push(entry);
+      this.writer.commit(entry.batch).then(
+        (applied) => this.reported(entry, { applied }),
+        (err: unknown) => this.reported(entry, { error: messageOf(err) }),
+      );
     }
-    this.revision = revision;
+    if (this.closed && !this.pending.length && !this.inFlight.length) this.drained?.();
+  }
+
+  /** Settles reported batches strictly in the order they were handed over, then sends the next. */
+  private reported(entry: InFlight, done: NonNullable<InFlight['done']>): void {
+    entry.done = done;
+    while (this.inFlight[0]?.done) {
+      const head = this.inFlight.shift()!;
+      const d = head.done!;
+      if ('applied' in d) this.publish(head.batch, d.applied);
+      else this.fail(head.batch, d.error);
+    }
+    this.dispatch();
+  }
+
+  private publish(batch: PendingWrite[], applied: AppliedBatch): void {
+    const events: ChangeEvent[] = [];
+    const outcomes: (() => void)[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const w = batch[i]!;
+      const a = applied.writes[i]!;
+      if (!a.ok) {
+        const current = a.current && foundKv(w.key, a.current);
+        const message =
+          a.code === 'KeyExists' ? `key ${w.key} already exists` : a.code === 'KeyNotFound' ? `key ${w.key} not found` : `key ${w.key} is at revision ${current!.modRevision}, not ${w.expected}`;
+        outcomes.push(() => w.reject(new StorageError(a.code, message, w.key, current)));
+      } else if (w.op === 'put') {
+        const v = w.value!;
+        const kv: KeyValue = { key: w.key, value: Buffer.from(v.buffer, v.byteOffset, v.byteLength), createRevision: a.createRevision, modRevision: a.revision };
+        events.push(a.prev ? { type: 'put', revision: a.revision, kv, prevKv: foundKv(w.key, a.prev) } : { type: 'put', revision: a.revision, kv });
+        outcomes.push(() => w.resolve({ revision: a.revision, kv }));
+      } else {
+        const prevKv = foundKv(w.key, a.prev!);
+        events.push({ type: 'delete', revision: a.revision, key: w.key, prevKv });
+        outcomes.push(() => w.resolve({ revision: a.revision, prevKv }));
+      }
+    }
+    this.revision = applied.revision;
     this.lastWriteError = undefined;
     this.counters.transactions++;
     this.counters.writes += events.length;
+    // Promise reactions run after this turn: the hub has every event before any writer resumes.
     for (const settle of outcomes) settle();
     this.hub.publish(events);
   }
 
-  private casFailure(w: PendingWrite, current: Row | undefined): StorageError | undefined {
-    if (w.expected === 0) {
-      if (w.op === 'put') return current ? new StorageError('KeyExists', `key ${w.key} already exists`, w.key, toKv(current)) : undefined;
-      return current ? undefined : new StorageError('KeyNotFound', `key ${w.key} not found`, w.key);
+  private fail(batch: PendingWrite[], error: string): void {
+    this.lastWriteError = error;
+    const failure = new StorageError('Unavailable', `storage write failed: ${error}`);
+    for (const w of batch) w.reject(failure);
+  }
+
+  private writerExited(reason: string): void {
+    this.lastWriteError = reason;
+    this.catchUpNeeded = true;
+    // Its batches in flight are failed next (promise reactions); the last report catches up.
+    if (!this.inFlight.length) this.catchUp();
+  }
+
+  /** Publishes, in order, what an ended writer thread committed but never reported. */
+  private catchUp(): void {
+    this.catchUpNeeded = false;
+    if (!this.db.open) return;
+    const events = this.reads.since(this.revision);
+    if (events.length) {
+      this.revision = events[events.length - 1]!.revision;
+      this.hub.publish(events);
     }
-    if (!current) return new StorageError('KeyNotFound', `key ${w.key} not found`, w.key);
-    if (current.revision !== w.expected) {
-      return new StorageError('Conflict', `key ${w.key} is at revision ${current.revision}, not ${w.expected}`, w.key, toKv(current));
-    }
-    return undefined;
   }
 }
