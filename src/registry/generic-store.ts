@@ -9,7 +9,7 @@ import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { canonicalOrder, setResourceVersion } from '../apimachinery/field-order.js';
-import { isJsonMap, textOf } from '../apimachinery/json-value.js';
+import { cloneJson, isJsonMap, textOf } from '../apimachinery/json-value.js';
 import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
@@ -188,7 +188,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
 
   async create(ctx: RequestContext, input: T, opts: WriteOptions): Promise<T> {
     this.requireMainResource('create');
-    const obj = structuredClone(input);
+    const obj = cloneJson(input);
     this.fields.recordUpdate(undefined, obj, opts.fieldManager);
     return this.createObject(ctx, obj);
   }
@@ -198,7 +198,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     const generateName = !input.metadata?.name && input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
-      const obj = structuredClone(input);
+      const obj = cloneJson(input);
       this.fillCreateSystemFields(obj);
       this.strategy.prepareForCreate(ctx, obj);
       const errs = this.strategy.validate(ctx, obj);
@@ -264,7 +264,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       const kv = await this.read(name);
       if (!kv) {
         if (!opts.createIfMissing) throw notFound(this.gr, name);
-        const fresh = structuredClone(await fn(undefined));
+        const fresh = cloneJson(await fn(undefined));
         try {
           return { object: await this.createObject(ctx, fresh), created: true };
         } catch (err) {
@@ -274,7 +274,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
         }
       }
       const old = decodeObject<T>(kv);
-      const obj = structuredClone(await fn(structuredClone(old)));
+      const obj = cloneJson(await fn(cloneJson(old)));
       if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);
       const clientRV = obj.metadata.resourceVersion ?? '';
       if (!clientRV && !this.strategy.allowUnconditionalUpdate) {

@@ -46,10 +46,11 @@ export class FieldManager {
   private readonly apiVersion: string;
   private readonly reset: FieldSet;
   private readonly now: () => Date;
-  private readonly zero: JsonMap;
+  /** The zero value's top-level members other than apiVersion and kind. */
+  private readonly zeroStructs: [string, unknown][];
 
   constructor(private readonly opts: FieldManagerOptions) {
-    this.zero = opts.emptyObject();
+    this.zeroStructs = Object.entries(opts.emptyObject()).filter(([k]) => k !== 'apiVersion' && k !== 'kind');
     this.root = new TypedSchema(opts.registry).typeOf(opts.schema);
     this.apiVersion = opts.group ? `${opts.group}/${opts.version}` : opts.version;
     this.reset = FieldSet.of(...opts.resetFields.map((f) => [`f:${f}`]));
@@ -72,8 +73,8 @@ export class FieldManager {
 
   private withZeroStructs(obj: JsonMap): JsonMap {
     let out = obj;
-    for (const [k, v] of Object.entries(this.zero)) {
-      if (out[k] !== undefined || k === 'apiVersion' || k === 'kind') continue;
+    for (const [k, v] of this.zeroStructs) {
+      if (out[k] !== undefined) continue;
       if (out === obj) out = { ...obj };
       out[k] = v;
     }
