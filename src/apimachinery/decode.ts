@@ -29,10 +29,12 @@ function decodeJson(text: string): DecodedBody {
   } catch (err) {
     throw badRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const problem = checkJsonShape(value);
+  // The text's brackets are the value's nesting (JSON.parse makes no shared or cyclic nodes), so
+  // one scan of the text finds both an excess depth and the repeated keys.
+  const scan = scanJsonText(text, MAX_JSON_DEPTH);
   // Go's scanner words it so: the bracket that opened one level too many.
-  if (problem?.kind === 'depth') throw badRequest(`couldn't get version/kind; json parse error: invalid character '${problem.opener}' exceeded max depth`);
-  return { value, duplicateFields: findDuplicateKeys(text) };
+  if (scan.tooDeep) throw badRequest(`couldn't get version/kind; json parse error: invalid character '${scan.tooDeep}' exceeded max depth`);
+  return { value, duplicateFields: scan.duplicateFields };
 }
 
 function decodeYaml(text: string): DecodedBody {
@@ -117,12 +119,18 @@ function collectYamlDuplicates(node: unknown, path: string, out: string[]): void
 /** JSON's whitespace: between the tokens of valid JSON text nothing else can appear. */
 const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/**
- * One pass over valid JSON text, tracking the key path, to find keys repeated within an object.
- * Runs on every JSON body, so it reads char codes and only decodes strings that are keys (and
- * only those with escapes through JSON.parse).
- */
+/** One pass over valid JSON text, tracking the key path, to find keys repeated within an object. */
 export function findDuplicateKeys(text: string): string[] {
+  return scanJsonText(text, Number.POSITIVE_INFINITY).duplicateFields;
+}
+
+/**
+ * One pass over valid JSON text: keys repeated within an object (with their paths), and the
+ * first bracket (in text order, so the first node in depth-first order) nested deeper than
+ * `maxDepth`, where the scan stops. Runs on every JSON body, so it reads char codes and only
+ * decodes strings that are keys (and only those with escapes through JSON.parse).
+ */
+function scanJsonText(text: string, maxDepth: number): { duplicateFields: string[]; tooDeep?: '{' | '[' } {
   const out: string[] = [];
   const stack: { keys: Set<string> | undefined; path: string; index: number }[] = [];
   let pendingKey = '';
@@ -160,6 +168,7 @@ export function findDuplicateKeys(text: string): string[] {
       continue;
     }
     if (c === 0x7b || c === 0x5b) {
+      if (stack.length >= maxDepth) return { duplicateFields: out, tooDeep: c === 0x7b ? '{' : '[' };
       const path = childPath();
       stack.push({ keys: c === 0x7b ? new Set() : undefined, path, index: 0 });
     } else if (c === 0x7d || c === 0x5d) {
@@ -170,5 +179,5 @@ export function findDuplicateKeys(text: string): string[] {
     }
     i++;
   }
-  return out;
+  return { duplicateFields: out };
 }

@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { findDuplicateKeys } from './decode.js';
+import { decodeBody, findDuplicateKeys } from './decode.js';
+import { checkJsonShape, MAX_JSON_DEPTH } from './json-value.js';
+import { isStatusError } from './status-error.js';
 
 /** A JSON text's tree with members as written (repeats allowed). */
 type Node = { kind: 'obj'; members: [string, Node][] } | { kind: 'arr'; items: Node[] } | { kind: 'leaf'; text: string };
@@ -56,4 +58,23 @@ test('duplicate keys are found with their paths, in text order', () => {
 
 test('a body with a repeated name and a repeated nested key', () => {
   assert.deepEqual(findDuplicateKeys('{"metadata":{"name":"a","name":"b"},"spec":{"cidrs":[{"x":1,"x":2}]}}'), ['metadata.name', 'spec.cidrs[0].x']);
+});
+
+test('nesting past the limit is refused naming the bracket that checkJsonShape names', () => {
+  const nest = fc.array(fc.constantFrom('{"k":', '['), { minLength: MAX_JSON_DEPTH - 3, maxLength: MAX_JSON_DEPTH + 3 });
+  fc.assert(
+    fc.property(nest, (openers) => {
+      const text = openers.join('') + '1' + openers.map((o) => (o === '[' ? ']' : '}')).reverse().join('');
+      const shape = checkJsonShape(JSON.parse(text));
+      let refused: string | undefined;
+      try {
+        decodeBody(Buffer.from(text), 'json');
+      } catch (err) {
+        refused = isStatusError(err) ? err.status.message : String(err);
+      }
+      if (shape?.kind === 'depth') assert.equal(refused, `couldn't get version/kind; json parse error: invalid character '${shape.opener}' exceeded max depth`);
+      else assert.equal(refused, undefined);
+    }),
+    { numRuns: 200 },
+  );
 });
