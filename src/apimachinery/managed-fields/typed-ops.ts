@@ -42,13 +42,29 @@ export function listItemElement(t: ListType, item: unknown): PathElement {
  * Problems that make a configuration unappliable, as structured-merge-diff words them: list
  * items without their keys, and the same key (or set value) twice.
  */
-export function applyConfigErrors(value: unknown, type: TypeNode, path = ''): string[] {
-  const t = effective(type, value);
+export function applyConfigErrors(value: unknown, type: TypeNode): string[] {
   const errs: string[] = [];
+  checkConfigNode(value, type, [], errs);
+  return errs;
+}
+
+/**
+ * A path as the walk went: `.field` text, or a list item's path element. Rendered only for an
+ * error message, since a walk of a valid configuration (every apply) needs none.
+ */
+type PathSegments = (string | { item: PathElement })[];
+
+const renderPath = (segments: PathSegments): string => segments.map((s) => (typeof s === 'string' ? s : formatPath([s.item]))).join('');
+
+function checkConfigNode(value: unknown, type: TypeNode, path: PathSegments, errs: string[]): void {
+  const t = effective(type, value);
   if (t.kind === 'map' && !t.atomic && isMap(value)) {
-    for (const [k, v] of Object.entries(value)) {
+    for (const k of Object.keys(value)) {
       const ft = t.field(k);
-      if (ft) errs.push(...applyConfigErrors(v, ft, `${path}.${k}`));
+      if (!ft) continue;
+      path.push(`.${k}`);
+      checkConfigNode(value[k], ft, path, errs);
+      path.pop();
     }
   } else if (t.kind === 'list' && !t.atomic && Array.isArray(value)) {
     const seen = new Set<PathElement>();
@@ -57,15 +73,16 @@ export function applyConfigErrors(value: unknown, type: TypeNode, path = ''): st
       try {
         pe = listItemElement(t, item);
       } catch (err) {
-        errs.push(`${path}: element ${i}: ${(err as Error).message}`);
+        errs.push(`${renderPath(path)}: element ${i}: ${(err as Error).message}`);
         return;
       }
-      if (seen.has(pe)) errs.push(`${path}: duplicate entries for key ${formatPath([pe])}`);
+      if (seen.has(pe)) errs.push(`${renderPath(path)}: duplicate entries for key ${formatPath([pe])}`);
       seen.add(pe);
-      errs.push(...applyConfigErrors(item, t.element, `${path}${formatPath([pe])}`));
+      path.push({ item: pe });
+      checkConfigNode(item, t.element, path, errs);
+      path.pop();
     });
   }
-  return errs;
 }
 
 // ---- the fields a value sets ----
