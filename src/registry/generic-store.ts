@@ -246,19 +246,21 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     // not an object is left for the field manager to refuse).
     const named = isMap && metaName === undefined ? { ...config, metadata: { ...meta, name } } : config;
     const applyTo = (current: T | undefined) => this.fields.apply(current, named, opts.fieldManager, opts.force) as T;
-    return this.write(ctx, name, applyTo, { retryOnConflict: true, createIfMissing: !this.subresource });
+    // The field manager builds its result from the copy it is given and copies of the configuration.
+    return this.write(ctx, name, applyTo, { retryOnConflict: true, createIfMissing: !this.subresource, privateResult: true });
   }
 
   /**
    * kube's GuaranteedUpdate: read, compute the new object, write if the version is unchanged.
    * `recordAs` records the write in managedFields (apply computes them itself);
-   * `createIfMissing` creates from fn(undefined) when there is no object (apply).
+   * `createIfMissing` creates from fn(undefined) when there is no object (apply);
+   * `privateResult`: fn returns an object nobody else holds, so it is not copied again.
    */
   private async write(
     ctx: RequestContext,
     name: string,
     fn: UpdateFn<T>,
-    opts: { retryOnConflict: boolean; recordAs?: string; createIfMissing?: boolean },
+    opts: { retryOnConflict: boolean; recordAs?: string; createIfMissing?: boolean; privateResult?: boolean },
   ): Promise<UpdateOutput<T>> {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.read(name);
@@ -274,7 +276,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
         }
       }
       const old = decodeObject<T>(kv);
-      const obj = cloneJson(await fn(cloneJson(old)));
+      const result = await fn(cloneJson(old));
+      const obj = opts.privateResult ? result : cloneJson(result);
       if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);
       const clientRV = obj.metadata.resourceVersion ?? '';
       if (!clientRV && !this.strategy.allowUnconditionalUpdate) {
