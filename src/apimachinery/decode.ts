@@ -29,10 +29,12 @@ function decodeJson(text: string): DecodedBody {
   } catch (err) {
     throw badRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const problem = checkJsonShape(value);
+  // The text's brackets are the value's nesting (JSON.parse makes no shared or cyclic nodes), so
+  // one scan of the text finds both an excess depth and the repeated keys.
+  const scan = scanJsonText(text, MAX_JSON_DEPTH);
   // Go's scanner words it so: the bracket that opened one level too many.
-  if (problem?.kind === 'depth') throw badRequest(`couldn't get version/kind; json parse error: invalid character '${problem.opener}' exceeded max depth`);
-  return { value, duplicateFields: findDuplicateKeys(text) };
+  if (scan.tooDeep) throw badRequest(`couldn't get version/kind; json parse error: invalid character '${scan.tooDeep}' exceeded max depth`);
+  return { value, duplicateFields: scan.duplicateFields };
 }
 
 function decodeYaml(text: string): DecodedBody {
@@ -114,45 +116,68 @@ function collectYamlDuplicates(node: unknown, path: string, out: string[]): void
   });
 }
 
+/** JSON's whitespace: between the tokens of valid JSON text nothing else can appear. */
+const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
 /** One pass over valid JSON text, tracking the key path, to find keys repeated within an object. */
-function findDuplicateKeys(text: string): string[] {
+export function findDuplicateKeys(text: string): string[] {
+  return scanJsonText(text, Number.POSITIVE_INFINITY).duplicateFields;
+}
+
+/**
+ * One pass over valid JSON text: keys repeated within an object (with their paths), and the
+ * first bracket (in text order, so the first node in depth-first order) nested deeper than
+ * `maxDepth`, where the scan stops. Runs on every JSON body, so it reads char codes and only
+ * decodes strings that are keys (and only those with escapes through JSON.parse).
+ */
+function scanJsonText(text: string, maxDepth: number): { duplicateFields: string[]; tooDeep?: '{' | '[' } {
   const out: string[] = [];
   const stack: { keys: Set<string> | undefined; path: string; index: number }[] = [];
-  let pendingKey: string | undefined;
+  let pendingKey = '';
   let i = 0;
+  const n = text.length;
   const childPath = (): string => {
     const top = stack[stack.length - 1];
     if (!top) return '';
-    if (top.keys) return top.path ? `${top.path}.${pendingKey}` : pendingKey ?? '';
+    if (top.keys) return top.path ? `${top.path}.${pendingKey}` : pendingKey;
     return `${top.path}[${top.index}]`;
   };
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"') {
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
       let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      const str = JSON.parse(text.slice(i, j + 1)) as string;
-      i = j + 1;
-      const top = stack[stack.length - 1];
-      let k = i;
-      while (/\s/.test(text[k] ?? '')) k++;
-      if (top?.keys && text[k] === ':') {
-        if (top.keys.has(str)) out.push(top.path ? `${top.path}.${str}` : str);
-        top.keys.add(str);
-        pendingKey = str;
+      let escaped = false;
+      for (let d = text.charCodeAt(j); d !== 0x22; d = text.charCodeAt(j)) {
+        if (d === 0x5c) {
+          escaped = true;
+          j += 2;
+        } else j++;
       }
+      const top = stack[stack.length - 1];
+      if (top?.keys) {
+        let k = j + 1;
+        while (isJsonSpace(text.charCodeAt(k))) k++;
+        if (text.charCodeAt(k) === 0x3a) {
+          const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
+          if (top.keys.has(key)) out.push(top.path ? `${top.path}.${key}` : key);
+          top.keys.add(key);
+          pendingKey = key;
+        }
+      }
+      i = j + 1;
       continue;
     }
-    if (c === '{' || c === '[') {
+    if (c === 0x7b || c === 0x5b) {
+      if (stack.length >= maxDepth) return { duplicateFields: out, tooDeep: c === 0x7b ? '{' : '[' };
       const path = childPath();
-      stack.push({ keys: c === '{' ? new Set() : undefined, path, index: 0 });
-    } else if (c === '}' || c === ']') {
+      stack.push({ keys: c === 0x7b ? new Set() : undefined, path, index: 0 });
+    } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
-    } else if (c === ',') {
+    } else if (c === 0x2c) {
       const top = stack[stack.length - 1];
       if (top && !top.keys) top.index++;
     }
     i++;
   }
-  return out;
+  return { duplicateFields: out };
 }

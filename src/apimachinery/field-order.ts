@@ -42,9 +42,13 @@ export const CONDITION_ORDER: FieldOrder = ['type', 'status', 'observedGeneratio
 /** A top-level kind: TypeMeta, ObjectMeta, then the kind's own fields (spec, status …). */
 export const kindOrder = (...rest: FieldOrder): FieldOrder => ['apiVersion', 'kind', ['metadata', OBJECT_META_ORDER], ...rest];
 
-/** Sets an own property even for a key such as `__proto__` (plain assignment would not). */
+/**
+ * Sets an own property even for the key `__proto__` (plain assignment would set the prototype);
+ * every other key is a plain assignment, which is much cheaper than defineProperty.
+ */
 const put = (o: JsonMap, k: string, v: unknown): void => {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 };
 
 function reorder(value: unknown, order: FieldOrder | 'map' | 'raw' | undefined): unknown {
@@ -70,8 +74,9 @@ export function canonicalOrder<T>(obj: T, order: FieldOrder): T {
   return reorder(obj, order) as T;
 }
 
-const RV_INDEX = OBJECT_META_ORDER.indexOf('resourceVersion');
-const metaIndex = (k: string): number => OBJECT_META_ORDER.findIndex((e) => (typeof e === 'string' ? e : e[0]) === k);
+const META_INDEX = new Map(OBJECT_META_ORDER.map((e, i) => [typeof e === 'string' ? e : e[0], i]));
+const RV_INDEX = META_INDEX.get('resourceVersion')!;
+const metaIndex = (k: string): number => META_INDEX.get(k) ?? -1;
 
 /**
  * Sets metadata.resourceVersion in its ObjectMeta place. Stored bytes never hold it (it is the

@@ -4,7 +4,7 @@
 // Object.prototype (a library walking `obj[token]` lets `/metadata/constructor/assign` reach
 // the global Object). Messages follow the Go json-patch library kube-apiserver uses.
 
-import { deepEqual, getOwn, hasOwnKey, isJsonMap, setOwn, textOf, type JsonMap } from './json-value.js';
+import { cloneJson, deepEqual, getOwn, hasOwnKey, isJsonMap, setOwn, textOf, type JsonMap } from './json-value.js';
 
 /** A patch that does not apply (rendered as 422 by the http layer). */
 export class JsonPatchError extends Error {
@@ -36,7 +36,7 @@ export function applyJsonPatch(doc: unknown, ops: readonly unknown[], opts: Json
 }
 
 function applyOps(doc: unknown, ops: readonly unknown[], opts: JsonPatchOptions): unknown {
-  let root = structuredClone(doc);
+  let root = cloneJson(doc);
   let copied = 0;
   for (const raw of ops) {
     if (!isJsonMap(raw)) throw new JsonPatchError('Unexpected kind: a patch operation must be an object');
@@ -44,13 +44,13 @@ function applyOps(doc: unknown, ops: readonly unknown[], opts: JsonPatchOptions)
     const path = pointer(raw, 'path', textOf(op));
     switch (op) {
       case 'add':
-        root = add(root, path, structuredClone(value(raw, 'add')), 'add');
+        root = add(root, path, cloneJson(value(raw, 'add')), 'add');
         break;
       case 'remove':
         root = remove(root, path, 'remove').root;
         break;
       case 'replace': {
-        const v = structuredClone(value(raw, 'replace'));
+        const v = cloneJson(value(raw, 'replace'));
         if (!exists(root, path)) throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${show(path)}: missing value`);
         root = remove(root, path, 'replace').root;
         root = add(root, path, v, 'replace');
@@ -74,7 +74,7 @@ function applyOps(doc: unknown, ops: readonly unknown[], opts: JsonPatchOptions)
         if (copied > opts.maxCopyBytes) {
           throw new JsonPatchCopyLimitError(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${opts.maxCopyBytes}`);
         }
-        root = add(root, path, structuredClone(v), 'copy');
+        root = add(root, path, cloneJson(v), 'copy');
         break;
       }
       case 'test': {

@@ -25,6 +25,26 @@ export function setOwn(m: JsonMap, key: string, value: unknown): void {
   else m[key] = value;
 }
 
+/**
+ * A deep copy of a JSON value (objects and arrays copied, key order and `__proto__` keys kept),
+ * what structuredClone gives for such values at a fraction of its cost: structuredClone goes
+ * through the serializer, and every write copies its objects a few times. Anything that is not
+ * a plain object or array (never in decoded JSON) is left to structuredClone.
+ */
+export function cloneJson<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i] as unknown);
+    return out as T;
+  }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: JsonMap = {};
+  for (const k of Object.keys(v)) setOwn(out, k, cloneJson((v as JsonMap)[k]));
+  return out as T;
+}
+
 /** Structural equality of JSON values; object key order does not matter. */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -1,12 +1,12 @@
 // RFC 7386 JSON merge patch (application/merge-patch+json). Keys are client data: read and
 // written as own keys only (see json-value.ts), so `__proto__` is just a key.
 
-import { getOwn, isJsonMap as isObject, setOwn } from './json-value.js';
+import { cloneJson, getOwn, isJsonMap as isObject, setOwn } from './json-value.js';
 
 /** Returns the patched value; `target` is not modified. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return structuredClone(patch);
-  const out: Record<string, unknown> = isObject(target) ? structuredClone(target) : {};
+  if (!isObject(patch)) return cloneJson(patch);
+  const out: Record<string, unknown> = isObject(target) ? cloneJson(target) : {};
   mergeInto(out, patch);
   return out;
 }
@@ -19,7 +19,7 @@ function mergeInto(out: Record<string, unknown>, patch: Record<string, unknown>)
       continue;
     }
     if (!isObject(value)) {
-      setOwn(out, key, structuredClone(value));
+      setOwn(out, key, cloneJson(value));
       continue;
     }
     const current = getOwn(out, key);

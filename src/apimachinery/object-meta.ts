@@ -83,5 +83,15 @@ export interface DeleteOptions {
 
 /** RFC 3339 at second precision, the wire form of metav1.Time. */
 export function rfc3339Now(now: Date = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Every write stamps a time or two, and they fall in the same second: formatted once a second.
+  const second = Math.floor(now.getTime() / 1000);
+  if (second === lastSecond) return lastText;
+  const iso = now.toISOString();
+  const text = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
+  lastSecond = second;
+  lastText = text;
+  return text;
 }
+
+let lastSecond = Number.NaN;
+let lastText = '';

@@ -4,7 +4,7 @@
 // $deleteFromPrimitiveList/<field> and $setElementOrder/<field> are honoured. Keys are client
 // data: read and written as own keys only (see json-value.ts).
 
-import { getOwn, hasOwnKey, isJsonMap as isMap, setOwn, textOf, type JsonMap } from './json-value.js';
+import { cloneJson, getOwn, hasOwnKey, isJsonMap as isMap, setOwn, textOf, type JsonMap } from './json-value.js';
 import { resolveSchema, type Schema, type SchemaRegistry } from './schema.js';
 
 /** A malformed patch (bad directive, wrong shapes); the http layer renders it as 400. */
@@ -17,7 +17,7 @@ const RETAIN_KEYS = '$retainKeys';
 const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
 const SET_ELEMENT_ORDER = '$setElementOrder/';
 
-const clone = <T>(v: T): T => structuredClone(v);
+const clone = <T>(v: T): T => cloneJson(v);
 
 /** Applies `patch` to a copy of `original`; `schema` describes the original's type. */
 export function applyStrategicMergePatch(original: JsonMap, patch: unknown, schema: Schema, registry: SchemaRegistry): JsonMap {

@@ -10,6 +10,7 @@
 //   message "Kubernetes default Service CIDR is ready" by server-side apply.
 // It never deletes the object and never touches its finalizer (the status controller does).
 
+import { cloneJson } from '../apimachinery/json-value.js';
 import { internalContext, type Logger, type RequestContext } from '../apimachinery/request-context.js';
 import { isStatusError } from '../apimachinery/status-error.js';
 import type { RestStorage } from '../registry/rest-storage.js';
@@ -137,7 +138,7 @@ export class DefaultServiceCIDRController {
     this.o.logger.info({ from: existing.spec?.cidrs, to: this.o.cidrs }, 'updating the default ServiceCIDR from single-stack to dual-stack');
     try {
       // Conditional on the version seen: a concurrent change makes this a 409, retried on fresh data.
-      await this.o.main.update(this.ctx, DEFAULT_SERVICE_CIDR_NAME, () => ({ ...structuredClone(existing), spec: { ...existing.spec, cidrs: [...this.o.cidrs] } }), {
+      await this.o.main.update(this.ctx, DEFAULT_SERVICE_CIDR_NAME, () => ({ ...cloneJson(existing), spec: { ...existing.spec, cidrs: [...this.o.cidrs] } }), {
         fieldManager: DEFAULT_CONTROLLER_NAME,
       });
     } catch (err) {

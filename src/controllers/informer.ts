@@ -8,7 +8,7 @@
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { internalContext, type Logger, type RequestContext, type UserInfo } from '../apimachinery/request-context.js';
 import { isStatusError } from '../apimachinery/status-error.js';
-import type { RestStorage } from '../registry/rest-storage.js';
+import type { ObjectWatch, RestStorage } from '../registry/rest-storage.js';
 import { sleep, type Clock } from './clock.js';
 
 export interface InformerHandlers<T extends KubeObject> {
@@ -145,9 +145,14 @@ export class Informer<T extends KubeObject> {
     }
   }
 
+  /**
+   * Watches from `rv` until the watch ends. Events are taken by push (the watch calls our sink
+   * synchronously as the store delivers them), not through `for await`: an informer sees every
+   * event of its kind, and a promise and a pause/resume of the store's queue per event cost
+   * more than the handlers themselves.
+   */
   private async watchFrom(rv: string): Promise<{ rv: string; events: number; expired: boolean }> {
-    let events = 0;
-    let watch;
+    let watch: ObjectWatch<T>;
     try {
       watch = await this.o.source.watch(
         this.ctx,
@@ -155,29 +160,46 @@ export class Informer<T extends KubeObject> {
         this.abort.signal,
       );
     } catch (err) {
-      if (isStatusError(err) && err.code === 410) return { rv, events, expired: true };
+      if (isStatusError(err) && err.code === 410) return { rv, events: 0, expired: true };
       throw err;
     }
-    try {
-      for await (const e of watch) {
-        if (this.stopped) break;
-        events++;
-        if (e.type === 'BOOKMARK') {
-          rv = e.resourceVersion;
-          continue;
-        }
-        const name = e.object.metadata.name!;
-        rv = e.object.metadata.resourceVersion ?? rv;
-        if (e.type === 'DELETED') {
-          const old = this.items.get(name) ?? e.object;
-          this.items.delete(name);
-          this.call(() => this.o.handlers.onDelete?.(old));
-        } else this.apply(name, e.object);
-      }
-    } catch (err) {
-      if (isStatusError(err) && err.code === 410) return { rv, events, expired: true };
-      throw err;
-    }
-    return { rv, events, expired: false };
+    return new Promise((resolve, reject) => {
+      let events = 0;
+      let done = false;
+      const signal = this.abort.signal;
+      const finish = (err?: unknown): void => {
+        if (done) return;
+        done = true;
+        signal.removeEventListener('abort', onAbort);
+        if (err === undefined) resolve({ rv, events, expired: false });
+        else if (isStatusError(err) && err.code === 410) resolve({ rv, events, expired: true });
+        else reject(err as Error);
+      };
+      const onAbort = (): void => {
+        watch.stop();
+        finish();
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      watch.start({
+        next: (e) => {
+          if (done) return false;
+          events++;
+          if (e.type === 'BOOKMARK') {
+            rv = e.resourceVersion;
+            return true;
+          }
+          const name = e.object.metadata.name!;
+          rv = e.object.metadata.resourceVersion ?? rv;
+          if (e.type === 'DELETED') {
+            const old = this.items.get(name) ?? e.object;
+            this.items.delete(name);
+            this.call(() => this.o.handlers.onDelete?.(old));
+          } else this.apply(name, e.object);
+          return true;
+        },
+        end: (err) => finish(err),
+      });
+    });
   }
 }

@@ -57,6 +57,12 @@ export class ServiceCIDRStatusController {
   private worker: Promise<void> | undefined;
   private resyncTimer: { cancel(): void } | undefined;
   private stopped = false;
+  /**
+   * Names of the cached ServiceCIDRs being deleted, kept by the informer's handlers: every add
+   * and delete re-checks them, and scanning the whole cache per event would make a stream of
+   * creates cost O(objects) each.
+   */
+  private readonly deleting = new Set<string>();
 
   constructor(private readonly o: ServiceCIDRStatusControllerOptions) {
     this.queue = new WorkQueue(o.clock, o.backoff);
@@ -70,14 +76,19 @@ export class ServiceCIDRStatusController {
       logger: o.logger,
       handlers: {
         onAdd: (obj) => {
+          this.track(obj);
           this.queue.add(obj.metadata.name!);
           // A new range may now cover one being deleted: re-check those.
-          for (const other of this.informer.list()) if (other.metadata.deletionTimestamp) this.queue.add(other.metadata.name!);
+          this.requeueDeleting();
         },
-        onUpdate: (_old, obj) => this.queue.add(obj.metadata.name!),
-        onDelete: (obj) => {
+        onUpdate: (_old, obj) => {
+          this.track(obj);
           this.queue.add(obj.metadata.name!);
-          for (const other of this.informer.list()) if (other.metadata.deletionTimestamp) this.queue.add(other.metadata.name!);
+        },
+        onDelete: (obj) => {
+          this.deleting.delete(obj.metadata.name!);
+          this.queue.add(obj.metadata.name!);
+          this.requeueDeleting();
         },
       },
     });
@@ -97,6 +108,16 @@ export class ServiceCIDRStatusController {
     this.queue.shutDown();
     await this.informer.stop();
     await this.worker;
+  }
+
+  /** Keeps `deleting` equal to the informer's objects that carry a deletionTimestamp. */
+  private track(obj: ServiceCIDRObject): void {
+    if (obj.metadata.deletionTimestamp) this.deleting.add(obj.metadata.name!);
+    else this.deleting.delete(obj.metadata.name!);
+  }
+
+  private requeueDeleting(): void {
+    for (const name of this.deleting) this.queue.add(name);
   }
 
   private scheduleResync(): void {

@@ -7,6 +7,7 @@ import { decodeBody } from '../apimachinery/decode.js';
 import { textOf } from '../apimachinery/json-value.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { badRequest } from '../apimachinery/status-error.js';
+import type { SchemaRegistry } from '../apimachinery/schema.js';
 import { decodeTyped } from '../apimachinery/typed-decode.js';
 import { apiVersionOf, type ResourceDefinition } from '../registry/resource-definition.js';
 import { bodyFormat } from './negotiation.js';
@@ -30,9 +31,19 @@ export function checkTypeMeta(def: ResourceDefinition, value: unknown): KubeObje
   return obj as unknown as KubeObject;
 }
 
+/** Each kind's schema registry, made once (not copied on every request body). */
+const registries = new WeakMap<ResourceDefinition, SchemaRegistry>();
+
+function registryOf(def: ResourceDefinition): SchemaRegistry {
+  let r = registries.get(def);
+  if (!r) registries.set(def, (r = { ...commonSchemas, ...def.schemas }));
+  return r;
+}
+
 /** Schema check and field validation of a decoded object; returns it with unknown fields removed. */
 export function validateFields(def: ResourceDefinition, obj: KubeObject, duplicateFields: readonly string[], mode: FieldValidation, warnings: string[]): KubeObject {
-  const unknown = decodeTyped(obj as unknown as Record<string, unknown>, def.schemas[def.schemaName]!, { ...commonSchemas, ...def.schemas });
+  const unknown = decodeTyped(obj as unknown as Record<string, unknown>, def.schemas[def.schemaName]!, registryOf(def));
+  if (unknown.length === 0 && duplicateFields.length === 0) return obj;
   const problems = [...unknown.map((p) => `unknown field "${p}"`), ...duplicateFields.map((p) => `duplicate field "${p}"`)];
   if (problems.length && mode === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
   if (mode === 'Warn') warnings.push(...problems);

@@ -4,12 +4,12 @@
 // finalizers are marked on delete and removed when their last finalizer goes. Longer than our
 // usual file: every verb shares the read-modify-write loop and the system-field rules kept here.
 
-import { randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { canonicalOrder, setResourceVersion } from '../apimachinery/field-order.js';
-import { isJsonMap, textOf } from '../apimachinery/json-value.js';
+import { cloneJson, isJsonMap, textOf } from '../apimachinery/json-value.js';
 import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
@@ -18,7 +18,8 @@ import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseSelectors } from './list-options.js';
 import { exactResourceVersion, parseResourceVersion, sameResourceVersion } from './resource-version.js';
-import { decodeObject, decodeShared, encodeObject, sameStoredForm } from './object-codec.js';
+import { decodeObject, decodeShared, encodeObject } from './object-codec.js';
+import { sameStoredForm } from './stored-form.js';
 import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
 import { watchObjects } from './object-watch.js';
@@ -188,7 +189,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
 
   async create(ctx: RequestContext, input: T, opts: WriteOptions): Promise<T> {
     this.requireMainResource('create');
-    const obj = structuredClone(input);
+    const obj = cloneJson(input);
     this.fields.recordUpdate(undefined, obj, opts.fieldManager);
     return this.createObject(ctx, obj);
   }
@@ -198,7 +199,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     const generateName = !input.metadata?.name && input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
-      const obj = structuredClone(input);
+      const obj = cloneJson(input);
       this.fillCreateSystemFields(obj);
       this.strategy.prepareForCreate(ctx, obj);
       const errs = this.strategy.validate(ctx, obj);
@@ -246,25 +247,27 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     // not an object is left for the field manager to refuse).
     const named = isMap && metaName === undefined ? { ...config, metadata: { ...meta, name } } : config;
     const applyTo = (current: T | undefined) => this.fields.apply(current, named, opts.fieldManager, opts.force) as T;
-    return this.write(ctx, name, applyTo, { retryOnConflict: true, createIfMissing: !this.subresource });
+    // The field manager builds its result from the copy it is given and copies of the configuration.
+    return this.write(ctx, name, applyTo, { retryOnConflict: true, createIfMissing: !this.subresource, privateResult: true });
   }
 
   /**
    * kube's GuaranteedUpdate: read, compute the new object, write if the version is unchanged.
    * `recordAs` records the write in managedFields (apply computes them itself);
-   * `createIfMissing` creates from fn(undefined) when there is no object (apply).
+   * `createIfMissing` creates from fn(undefined) when there is no object (apply);
+   * `privateResult`: fn returns an object nobody else holds, so it is not copied again.
    */
   private async write(
     ctx: RequestContext,
     name: string,
     fn: UpdateFn<T>,
-    opts: { retryOnConflict: boolean; recordAs?: string; createIfMissing?: boolean },
+    opts: { retryOnConflict: boolean; recordAs?: string; createIfMissing?: boolean; privateResult?: boolean },
   ): Promise<UpdateOutput<T>> {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.read(name);
       if (!kv) {
         if (!opts.createIfMissing) throw notFound(this.gr, name);
-        const fresh = structuredClone(await fn(undefined));
+        const fresh = cloneJson(await fn(undefined));
         try {
           return { object: await this.createObject(ctx, fresh), created: true };
         } catch (err) {
@@ -274,7 +277,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
         }
       }
       const old = decodeObject<T>(kv);
-      const obj = structuredClone(await fn(structuredClone(old)));
+      const result = await fn(cloneJson(old));
+      const obj = opts.privateResult ? result : cloneJson(result);
       if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);
       const clientRV = obj.metadata.resourceVersion ?? '';
       if (!clientRV && !this.strategy.allowUnconditionalUpdate) {
@@ -454,8 +458,20 @@ function validateWatchListOptions(q: WatchQuery): void {
 const CONTINUE_TOO_OLD =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
+/**
+ * Random bytes for generated names, drawn from the CSPRNG a page at a time: one call per
+ * generated name costs more than the rest of the name's work (the same idea as Node's own
+ * entropy cache behind randomUUID).
+ */
+const randomPool = new Uint8Array(4096);
+let randomAt = randomPool.length;
+
 function randomSuffix(): string {
-  const bytes = new Uint8Array(5);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => NAME_ALPHABET[b % NAME_ALPHABET.length]).join('');
+  if (randomAt + 5 > randomPool.length) {
+    randomFillSync(randomPool);
+    randomAt = 0;
+  }
+  let out = '';
+  for (let i = 0; i < 5; i++) out += NAME_ALPHABET[randomPool[randomAt++]! % NAME_ALPHABET.length];
+  return out;
 }

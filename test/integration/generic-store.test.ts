@@ -50,6 +50,21 @@ describe('GenericStore', () => {
     await rejects(main.get(ctx(), 'nope', {}), 404, 'NotFound', 'servicecidrs.networking.platform.io "nope" not found');
   });
 
+  test('generated names stay random across refills of the pooled random bytes', async () => {
+    const { main } = setup();
+    const names = new Set<string>();
+    // 1,000 names draw 5,000 bytes: more than one page of the pool.
+    for (let i = 0; i < 1000; i++) {
+      const g = await main.create(ctx(true), { ...sc(''), metadata: { generateName: 'r-' } }, opts);
+      assert.match(g.metadata.name!, /^r-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+      names.add(g.metadata.name!);
+    }
+    // 27^5 possible suffixes: a repeat is unlikely; many would mean the bytes repeat.
+    assert.ok(names.size >= 995, `${names.size} distinct names of 1000`);
+    const letters = new Set([...names].flatMap((n) => [...n.slice(2)]));
+    assert.equal(letters.size, 27);
+  });
+
   test('generateName makes a unique name; invalid objects are 422 with causes', async () => {
     const { main } = setup();
     const g = await main.create(ctx(), { ...sc(''), metadata: { generateName: 'range-' } }, opts);

@@ -13,7 +13,7 @@ import { decodeTyped } from '../typed-decode.js';
 import { applyConflictError, type FieldConflict } from './conflict-error.js';
 import { FieldSet, type FieldPathElements } from './field-set.js';
 import { capUpdateManagers, decodeManagedFields, encodeManagedFields, isResetRequest, managerIdentifier, ManagedFieldsDecodeError, type Ownership, type OwnershipTable } from './managed-fields-codec.js';
-import { applyConfigErrors, compare, merge, removeFields, toFieldSet, type Comparison } from './typed-ops.js';
+import { applyConfigErrors, compare, merge, removeFields, toFieldSet } from './typed-ops.js';
 import { TypedSchema, type TypeNode } from './typed-schema.js';
 import { allowedConflictsFromLastApplied, syncLastApplied } from './last-applied.js';
 
@@ -41,15 +41,25 @@ const SYSTEM_FIELDS = FieldSet.of(
   ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => ['f:metadata', `f:${f}`]),
 );
 
+/** What a write changed, as fields its manager may own, and what it removed. */
+interface Changes {
+  changed: FieldSet;
+  removed: FieldSet;
+}
+
+/** The empty set, shared (FieldSet operations return new sets; this one is never changed). */
+const NOTHING = new FieldSet();
+
 export class FieldManager {
   private readonly root: TypeNode;
   private readonly apiVersion: string;
   private readonly reset: FieldSet;
   private readonly now: () => Date;
-  private readonly zero: JsonMap;
+  /** The zero value's top-level members other than apiVersion and kind. */
+  private readonly zeroStructs: [string, unknown][];
 
   constructor(private readonly opts: FieldManagerOptions) {
-    this.zero = opts.emptyObject();
+    this.zeroStructs = Object.entries(opts.emptyObject()).filter(([k]) => k !== 'apiVersion' && k !== 'kind');
     this.root = new TypedSchema(opts.registry).typeOf(opts.schema);
     this.apiVersion = opts.group ? `${opts.group}/${opts.version}` : opts.version;
     this.reset = FieldSet.of(...opts.resetFields.map((f) => [`f:${f}`]));
@@ -65,15 +75,17 @@ export class FieldManager {
    * Compares as kube compares typed Go objects, whose non-pointer structs (spec, status) are
    * always present: an absent top-level struct counts as its zero value.
    */
-  private diff(live: JsonMap, next: JsonMap): Comparison {
+  private diff(live: JsonMap, next: JsonMap, withRemoved: boolean): Changes {
     const c = compare(this.withZeroStructs(live), this.withZeroStructs(next), this.root);
-    return { added: this.ownable(c.added), modified: this.ownable(c.modified), removed: this.ownable(c.removed) };
+    // ownable() filters path by path, so it is applied once to the union; what was removed only
+    // matters when other managers' entries are to be trimmed.
+    return { changed: this.ownable(c.modified.union(c.added)), removed: withRemoved ? this.ownable(c.removed) : NOTHING };
   }
 
   private withZeroStructs(obj: JsonMap): JsonMap {
     let out = obj;
-    for (const [k, v] of Object.entries(this.zero)) {
-      if (out[k] !== undefined || k === 'apiVersion' || k === 'kind') continue;
+    for (const [k, v] of this.zeroStructs) {
+      if (out[k] !== undefined) continue;
       if (out === obj) out = { ...obj };
       out[k] = v;
     }
@@ -87,8 +99,8 @@ export class FieldManager {
   recordUpdate(live: KubeObject | undefined, next: KubeObject, manager: string): void {
     const liveObj = live ?? (this.opts.emptyObject() as unknown as KubeObject);
     const table = this.tableForUpdate(liveObj, next);
-    const c = this.diff(withoutManagedFields(liveObj), withoutManagedFields(next));
-    const changed = c.modified.union(c.added);
+    const c = this.diff(withoutManagedFields(liveObj), withoutManagedFields(next), table.size > 0);
+    const changed = c.changed;
     for (const o of table.values()) o.set = o.set.difference(changed).difference(c.removed);
     if (!changed.isEmpty()) {
       const self: Ownership = { manager, operation: 'Update', apiVersion: this.apiVersion, subresource: this.opts.subresource, set: changed };
@@ -134,8 +146,8 @@ export class FieldManager {
 
     let result = merge(liveValue, config, this.root) as JsonMap;
     if (previous && !previous.set.isEmpty()) result = this.prune(result, table, previous.set);
-    const c = this.diff(liveValue, result);
-    const changed = c.modified.union(c.added);
+    const c = this.diff(liveValue, result, true);
+    const changed = c.changed;
 
     const conflicts = conflictsWith(table, id, changed);
     if (conflicts.length && !force) {

@@ -3,7 +3,7 @@
 // the live object still holds those values, the fields are its own and the apply goes ahead; and
 // while the annotation exists, server-side apply keeps it in step with what was applied.
 
-import { sortKeysDeep } from '../json-value.js';
+import { cloneJson, sortKeysDeep } from '../json-value.js';
 import type { KubeObject } from '../object-meta.js';
 import type { FieldSet } from './field-set.js';
 import { compare, toFieldSet } from './typed-ops.js';
@@ -35,7 +35,7 @@ export function allowedConflictsFromLastApplied(live: Record<string, unknown>, a
 export function syncLastApplied(obj: KubeObject, config: Record<string, unknown>): void {
   const annotations = obj.metadata?.annotations;
   if (!annotations || !(LAST_APPLIED_ANNOTATION in annotations)) return;
-  const copy = structuredClone(config) as { metadata?: { annotations?: Record<string, string> } };
+  const copy = cloneJson(config) as { metadata?: { annotations?: Record<string, string> } };
   if (copy.metadata?.annotations) delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
   // Encoded as Go encodes unstructured objects: keys sorted, a trailing newline.
   obj.metadata.annotations = { ...annotations, [LAST_APPLIED_ANNOTATION]: `${JSON.stringify(sortKeysDeep(copy))}\n` };

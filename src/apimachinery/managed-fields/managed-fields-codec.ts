@@ -2,7 +2,7 @@
 // manager identity (manager, operation, subresource, and apiVersion for updates), each with the
 // set of fields it owns and when it last changed the object.
 
-import type { ManagedFieldsEntry } from '../object-meta.js';
+import { rfc3339Now, type ManagedFieldsEntry } from '../object-meta.js';
 import { textOf } from '../json-value.js';
 import { FieldSet } from './field-set.js';
 
@@ -59,11 +59,22 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
   return table;
 }
 
+/**
+ * Recent answers of normalizeTime: every write decodes every entry's time, and the same few
+ * times recur (an object's entries, a second's worth of writes). Cleared when full.
+ */
+const normalizedTimes = new Map<string, string | undefined>();
+const NORMALIZED_TIMES_MAX = 1024;
+
 /** Times come back from some clients with milliseconds; kube keeps seconds. */
 function normalizeTime(time: string | undefined): string | undefined {
   if (!time) return undefined;
+  if (normalizedTimes.has(time)) return normalizedTimes.get(time);
   const ms = Date.parse(time);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const out = Number.isNaN(ms) ? undefined : rfc3339Now(new Date(ms));
+  if (normalizedTimes.size >= NORMALIZED_TIMES_MAX) normalizedTimes.clear();
+  normalizedTimes.set(time, out);
+  return out;
 }
 
 const seconds = (t: string | undefined): number => (t ? Math.floor(Date.parse(t) / 1000) : 0);

@@ -3,18 +3,20 @@
 // values as added / modified / removed field sets, the merge of an applied configuration into a
 // live object, and the removal of a set of fields.
 
-import { deepEqual, getOwn, isJsonMap as isMap, setOwn, type JsonMap } from '../json-value.js';
+import { cloneJson, deepEqual, getOwn, isJsonMap as isMap, setOwn, type JsonMap } from '../json-value.js';
 import { FieldSet, formatPath, type PathElement } from './field-set.js';
 import { untypedMap, type ListType, type TypeNode } from './typed-schema.js';
 
-const ATOMIC_UNTYPED_LIST: ListType = { kind: 'list', atomic: true, keys: [], element: { kind: 'untyped' } };
+const UNTYPED: TypeNode = { kind: 'untyped' };
+const SCALAR: TypeNode = { kind: 'scalar' };
+const ATOMIC_UNTYPED_LIST: ListType = { kind: 'list', atomic: true, keys: [], element: UNTYPED };
 
 /** Free-form values take the shape they have: maps merge key by key, lists are atomic. */
 function effective(t: TypeNode, v: unknown): TypeNode {
   if (t.kind !== 'untyped') return t;
   if (isMap(v)) return untypedMap;
   if (Array.isArray(v)) return ATOMIC_UNTYPED_LIST;
-  return { kind: 'scalar' };
+  return SCALAR;
 }
 
 export class ListKeyError extends Error {
@@ -40,13 +42,29 @@ export function listItemElement(t: ListType, item: unknown): PathElement {
  * Problems that make a configuration unappliable, as structured-merge-diff words them: list
  * items without their keys, and the same key (or set value) twice.
  */
-export function applyConfigErrors(value: unknown, type: TypeNode, path = ''): string[] {
-  const t = effective(type, value);
+export function applyConfigErrors(value: unknown, type: TypeNode): string[] {
   const errs: string[] = [];
+  checkConfigNode(value, type, [], errs);
+  return errs;
+}
+
+/**
+ * A path as the walk went: `.field` text, or a list item's path element. Rendered only for an
+ * error message, since a walk of a valid configuration (every apply) needs none.
+ */
+type PathSegments = (string | { item: PathElement })[];
+
+const renderPath = (segments: PathSegments): string => segments.map((s) => (typeof s === 'string' ? s : formatPath([s.item]))).join('');
+
+function checkConfigNode(value: unknown, type: TypeNode, path: PathSegments, errs: string[]): void {
+  const t = effective(type, value);
   if (t.kind === 'map' && !t.atomic && isMap(value)) {
-    for (const [k, v] of Object.entries(value)) {
+    for (const k of Object.keys(value)) {
       const ft = t.field(k);
-      if (ft) errs.push(...applyConfigErrors(v, ft, `${path}.${k}`));
+      if (!ft) continue;
+      path.push(`.${k}`);
+      checkConfigNode(value[k], ft, path, errs);
+      path.pop();
     }
   } else if (t.kind === 'list' && !t.atomic && Array.isArray(value)) {
     const seen = new Set<PathElement>();
@@ -55,15 +73,16 @@ export function applyConfigErrors(value: unknown, type: TypeNode, path = ''): st
       try {
         pe = listItemElement(t, item);
       } catch (err) {
-        errs.push(`${path}: element ${i}: ${(err as Error).message}`);
+        errs.push(`${renderPath(path)}: element ${i}: ${(err as Error).message}`);
         return;
       }
-      if (seen.has(pe)) errs.push(`${path}: duplicate entries for key ${formatPath([pe])}`);
+      if (seen.has(pe)) errs.push(`${renderPath(path)}: duplicate entries for key ${formatPath([pe])}`);
       seen.add(pe);
-      errs.push(...applyConfigErrors(item, t.element, `${path}${formatPath([pe])}`));
+      path.push({ item: pe });
+      checkConfigNode(item, t.element, path, errs);
+      path.pop();
     });
   }
-  return errs;
 }
 
 // ---- the fields a value sets ----
@@ -121,6 +140,10 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeNode): Comparison 
 const emptyOrNull = (v: unknown): boolean =>
   v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
 
+/**
+ * `path` is one array for the whole walk, pushed and popped around each child (FieldSet.insert
+ * copies what it keeps): a compare runs on every write, over every field of the object.
+ */
 function compareNode(l: unknown, r: unknown, type: TypeNode, path: PathElement[], out: Comparison): void {
   const t = effective(type, r !== undefined ? r : l);
   const leaf =
@@ -139,17 +162,25 @@ function compareNode(l: unknown, r: unknown, type: TypeNode, path: PathElement[]
   if (t.kind === 'list') {
     const li = indexItems(t, l);
     const ri = indexItems(t, r);
-    for (const [pe, item] of li) compareNode(item, ri.get(pe), t.element, [...path, pe], out);
-    for (const [pe, item] of ri) if (!li.has(pe)) compareNode(undefined, item, t.element, [...path, pe], out);
+    for (const [pe, item] of li) compareChild(item, ri.get(pe), t.element, path, pe, out);
+    for (const [pe, item] of ri) if (!li.has(pe)) compareChild(undefined, item, t.element, path, pe, out);
   } else if (t.kind === 'map') {
-    const lm = isMap(l) ? l : {};
-    const rm = isMap(r) ? r : {};
-    for (const k of Object.keys(lm)) compareNode(lm[k], Object.hasOwn(rm, k) ? rm[k] : undefined, t.field(k) ?? { kind: 'untyped' }, [...path, `f:${k}`], out);
-    for (const k of Object.keys(rm)) if (!Object.hasOwn(lm, k)) compareNode(undefined, rm[k], t.field(k) ?? { kind: 'untyped' }, [...path, `f:${k}`], out);
+    const lm = isMap(l) ? l : EMPTY;
+    const rm = isMap(r) ? r : EMPTY;
+    for (const k of Object.keys(lm)) compareChild(lm[k], Object.hasOwn(rm, k) ? rm[k] : undefined, t.field(k) ?? UNTYPED, path, `f:${k}`, out);
+    for (const k of Object.keys(rm)) if (!Object.hasOwn(lm, k)) compareChild(undefined, rm[k], t.field(k) ?? UNTYPED, path, `f:${k}`, out);
   }
   if (path.length === 0) return;
   if (l === undefined) out.added.insert(path);
   else if (r === undefined) out.removed.insert(path);
+}
+
+const EMPTY: JsonMap = Object.freeze({}) as JsonMap;
+
+function compareChild(l: unknown, r: unknown, type: TypeNode, path: PathElement[], pe: PathElement, out: Comparison): void {
+  path.push(pe);
+  compareNode(l, r, type, path, out);
+  path.pop();
 }
 
 const isListOrAbsent = (v: unknown): boolean => v === undefined || v === null || Array.isArray(v);
@@ -176,16 +207,16 @@ function indexItems(t: ListType, v: unknown): Map<PathElement, unknown> {
 /** Merges the applied configuration `rhs` into `lhs`: rhs wins at leaves, maps and associative lists merge. */
 export function merge(lhs: unknown, rhs: unknown, type: TypeNode): unknown {
   if (rhs === undefined) return lhs;
-  if (lhs === undefined || lhs === null) return structuredClone(rhs);
+  if (lhs === undefined || lhs === null) return cloneJson(rhs);
   const t = effective(type, rhs);
   if (t.kind === 'list' && !t.atomic && Array.isArray(lhs) && Array.isArray(rhs)) return mergeList(lhs, rhs, t);
   if (t.kind === 'map' && !t.atomic && isMap(lhs) && isMap(rhs)) {
     const out: JsonMap = {};
     for (const [k, v] of Object.entries(lhs)) setOwn(out, k, Object.hasOwn(rhs, k) ? merge(v, rhs[k], t.field(k) ?? { kind: 'untyped' }) : v);
-    for (const [k, v] of Object.entries(rhs)) if (!Object.hasOwn(lhs, k)) setOwn(out, k, structuredClone(v));
+    for (const [k, v] of Object.entries(rhs)) if (!Object.hasOwn(lhs, k)) setOwn(out, k, cloneJson(v));
     return out;
   }
-  return structuredClone(rhs);
+  return cloneJson(rhs);
 }
 
 /**

@@ -79,11 +79,21 @@ export class TypedSchema {
   private map(s: Schema): MapType {
     const props = s.properties ?? {};
     const extra = s.additionalProperties;
-    const extraType = (): TypeNode | undefined => (typeof extra === 'object' ? this.typeOf(extra) : extra === true ? UNTYPED : undefined);
+    // Resolved once per field name: every write walks these maps for each of its fields.
+    const named = new Map<string, TypeNode>();
+    let extraType: TypeNode | undefined | null = null;
     return {
       kind: 'map',
       atomic: s['x-kubernetes-map-type'] === 'atomic',
-      field: (name) => (Object.hasOwn(props, name) ? this.typeOf(props[name]) : extraType()),
+      field: (name) => {
+        if (!Object.hasOwn(props, name)) {
+          if (extraType === null) extraType = typeof extra === 'object' ? this.typeOf(extra) : extra === true ? UNTYPED : undefined;
+          return extraType;
+        }
+        let t = named.get(name);
+        if (!t) named.set(name, (t = this.typeOf(props[name])));
+        return t;
+      },
       isNamedField: (name) => Object.hasOwn(props, name),
     };
   }

@@ -53,8 +53,25 @@ export function isDNS1123Subdomain(value: string): string[] {
   return errs;
 }
 
+/**
+ * Qualified names found valid lately: the same label keys and finalizers are checked on every
+ * write. Only valid names are remembered (their answer is an empty list); cleared when full.
+ */
+const validQualifiedNames = new Set<string>();
+const VALID_QUALIFIED_NAMES_MAX = 4096;
+
 /** Label keys, annotation keys (lower-cased first), finalizers: `[prefix/]name`. */
 export function isQualifiedName(value: string): string[] {
+  if (validQualifiedNames.has(value)) return [];
+  const errs = qualifiedNameErrors(value);
+  if (errs.length === 0) {
+    if (validQualifiedNames.size >= VALID_QUALIFIED_NAMES_MAX) validQualifiedNames.clear();
+    validQualifiedNames.add(value);
+  }
+  return errs;
+}
+
+function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
