@@ -4,7 +4,6 @@
 // list item and watch event of that version, held only as long as the version is.
 
 import { setResourceVersion } from '../apimachinery/field-order.js';
-import { deepEqual } from '../apimachinery/json-value.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import type { KeyValue } from '../storage/revisioned-store.js';
 
@@ -65,15 +64,4 @@ export function restampShared(obj: KubeObject, resourceVersion: string): void {
   if (obj.metadata.resourceVersion === resourceVersion) return;
   obj.metadata.resourceVersion = resourceVersion;
   if (served.has(obj)) served.set(obj, null);
-}
-
-/** JSON-equal ignoring resourceVersion and key order: an update that would store this again is a no-op. */
-export function sameStoredForm(a: KubeObject, b: KubeObject): boolean {
-  return deepEqual(storedForm(a), storedForm(b));
-}
-
-/** The object as JSON would store it: no resourceVersion, undefined members gone. */
-function storedForm(obj: KubeObject): unknown {
-  const { resourceVersion: _rv, ...metadata } = obj.metadata;
-  return JSON.parse(JSON.stringify({ ...obj, metadata }));
 }
