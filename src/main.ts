@@ -34,9 +34,8 @@ import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
 import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
-import { EtcdStore } from './storage/etcd-store.js';
-import { startCompaction } from './storage/etcd-compactor.js';
-import { monitorEtcdHealth } from './storage/etcd-health.js';
+import { startCompactor, type Compactor } from './storage/compactor.js';
+import type { EtcdHealth } from './storage/etcd-health.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 import { observedAuthenticator } from './auth/authentication-observer.js';
 import { selfReviewDiscovery } from './http/self-review.js';
@@ -57,10 +56,31 @@ const CONTROLLERS_START_WAIT_MS = 10_000;
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
 
-function openStorage(config: ServerConfig): RevisionedStore {
+interface OpenedStorage {
+  backend: RevisionedStore;
+  /** Starts compaction of the (timed) store; etcd's replicas coordinate through etcd itself. */
+  startCompaction(timed: RevisionedStore, onError: (err: unknown) => void): Compactor;
+  /** etcd's health, probed in the background; SQLite and memory report their own (StoreHealth). */
+  etcdHealth?: EtcdHealth;
+}
+
+/**
+ * The backend. The etcd modules (etcd3, gRPC and its protobuf loading: about half a second of
+ * start-up) are imported only when the backend is etcd.
+ */
+async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
   const s = config.storage;
-  if (s.kind === 'etcd') return new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
-  return s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
+  if (s.kind === 'etcd') {
+    const [{ EtcdStore }, { startEtcdCompactor }, { monitorEtcdHealth }] = await Promise.all([
+      import('./storage/etcd-store.js'),
+      import('./storage/etcd-compactor.js'),
+      import('./storage/etcd-health.js'),
+    ]);
+    const backend = new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
+    return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: monitorEtcdHealth(backend) };
+  }
+  const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
+  return { backend, startCompaction: (timed, onError) => startCompactor(timed, config.compactionIntervalMs, onError) };
 }
 
 /**
@@ -170,12 +190,10 @@ async function main(): Promise<void> {
       return caches[i]!.count(keyPrefixOf(allResources[i]!));
     },
   });
-  const backend = openStorage(config);
+  const { backend, startCompaction, etcdHealth } = await openStorage(config);
   // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
   const storage = timedStore(backend, metrics.storage, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
-  // etcd's compactor coordinates replicas through etcd itself, so it needs the etcd store.
-  const compactor = startCompaction(backend instanceof EtcdStore ? backend : storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
-  const etcdHealth = backend instanceof EtcdStore ? monitorEtcdHealth(backend) : undefined;
+  const compactor = startCompaction(storage, (err) => logger.error({ err }, 'compaction failed'));
   const caches = await startCaches(storage, logger, metrics.storage);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
