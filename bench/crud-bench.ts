@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fetchBody, startBareServer, type Started } from './bench-server.js';
-import { missingToolNote, runLoad, toolAvailable, type LoadResult, type LoadSpec, type Protocol } from './load-tools.js';
+import { missingToolNote, runLoad as runTool, toolAvailable, type LoadResult, type LoadSpec, type Protocol } from './load-tools.js';
 import { rawSqliteInsertRate } from './storage-baseline.js';
 import { runLoad as runAutocannon } from './http-load.js';
 
@@ -59,6 +59,19 @@ function bareRow(name: string, ours: LoadResult, bare: LoadResult, rateTarget?: 
     `${name} ${fmt(ours)}   vs bare ${fmt(bare).trim()}: ${ratio.toFixed(2)}×${rateTarget === undefined ? '' : verdict(ratio >= rateTarget, `≥ ${rateTarget}×`)}` +
       (p50Target === undefined ? '' : `; p50 ${p50.toFixed(2)}× bare${verdict(p50 <= p50Target, `≤ ${p50Target}×`)}`),
   );
+}
+
+/**
+ * One load run; a run that fails (a tool stopped after its time limit on an overloaded machine)
+ * is reported as failed figures and the section goes on.
+ */
+async function runLoad(protocol: Protocol, spec: LoadSpec): Promise<LoadResult> {
+  try {
+    return await runTool(protocol, spec);
+  } catch (err) {
+    console.log(`!!! FAILED: ${TOOL_NAME[protocol]} ${spec.method} ${spec.path} at ${spec.connections} connections: ${err instanceof Error ? err.message : String(err)}`);
+    return { requests: 0, errors: 1, perSecond: NaN, p50Ms: NaN, p99Ms: NaN };
+  }
 }
 
 /** Each protocol whose tool is installed; a loud SKIPPED line for the others. */

@@ -68,7 +68,11 @@ function run(command: string, args: string[], timeoutMs: number): Promise<string
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
@@ -76,7 +80,8 @@ function run(command: string, args: string[], timeoutMs: number): Promise<string
     child.on('exit', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(out);
-      else reject(new Error(`${command} exited with ${code}: ${err || out}`));
+      else if (timedOut) reject(new Error(`${command} did not finish within ${timeoutMs} ms (stopped)`));
+      else reject(new Error(`${command} exited with ${code}: ${(err || out).slice(-500)}`));
     });
   });
 }
@@ -107,7 +112,7 @@ export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
       args.push('-s', script);
     }
     args.push(`${spec.url}${spec.path}`);
-    const out = await run('wrk', args, spec.durationMs + 60_000);
+    const out = await run('wrk', args, spec.durationMs + 30_000);
     const total = /(\d+) requests in ([\d.]+)(us|ms|s|m),/.exec(out);
     if (!total) throw new Error(`could not read wrk's output:\n${out}`);
     const seconds = wrkMs(`${total[2]}${total[3]}`) / 1000;
@@ -140,7 +145,7 @@ export async function runH2load(spec: LoadSpec): Promise<LoadResult> {
       args.push('-d', bodyFile, '-H', 'content-type: application/json');
     }
     args.push(`${spec.url}${spec.path}`);
-    const out = await run('h2load', args, spec.durationMs + 60_000);
+    const out = await run('h2load', args, spec.durationMs + 30_000);
     const finished = /finished in ([\d.]+)(ms|s),/.exec(out);
     if (!finished) throw new Error(`could not read h2load's output:\n${out}`);
     const elapsed = Number(finished[1]) / (finished[2] === 'ms' ? 1000 : 1);
