@@ -1,32 +1,44 @@
-// Baselines: a bare node:https server answering every request with a fixed JSON body of the
-// given size (for the GET benchmark), except /stream, which it answers with headers and then
-// holds open, as a watch with nothing to say (the floor under an HTTP/1.1 watch's memory). Run
-// as a child process; prints its port on stdout.
+// Baselines: a bare Node server answering every request with a fixed JSON body of the given size
+// (the GET and LIST benchmarks), except /stream, which it answers with headers and then holds
+// open, as a watch with nothing to say (the floor under an HTTP/1.1 watch's memory). Protocols
+// `h1` (default): node:https; `both`: node:http2's secure server with HTTP/1.1 allowed, as ours
+// is built, so wrk (HTTP/1.1) and h2load (HTTP/2) measure the same baseline. Run as a child
+// process; prints its port on stdout.
 
 import https from 'node:https';
+import http2 from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 
-const [certFile, keyFile, sizeArg] = process.argv.slice(2);
-if (!certFile || !keyFile || !sizeArg) {
-  process.stderr.write('usage: bare-server <cert.pem> <key.pem> <bodyBytes>\n');
+const [certFile, keyFile, sizeArg, protocols = 'h1'] = process.argv.slice(2);
+if (!certFile || !keyFile || !sizeArg || (protocols !== 'h1' && protocols !== 'both')) {
+  process.stderr.write('usage: bare-server <cert.pem> <key.pem> <bodyBytes> [h1|both]\n');
   process.exit(2);
 }
 const body = Buffer.from(JSON.stringify({ kind: 'Padding', data: 'x'.repeat(Math.max(0, Number(sizeArg) - 30)) }));
-const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
+
+type Req = IncomingMessage | http2.Http2ServerRequest;
+type Res = ServerResponse | http2.Http2ServerResponse;
+function answer(req: Req, res: Res): void {
   if (req.url === '/stream') {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-    res.flushHeaders();
+    (res as ServerResponse).writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    (res as ServerResponse).flushHeaders();
     return;
   }
   req.resume();
   req.on('end', () => {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+    (res as ServerResponse).writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
     res.end(body);
   });
-});
-server.keepAliveTimeout = 60_000;
+}
+
+const tls = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+const server = protocols === 'both' ? http2.createSecureServer({ ...tls, allowHTTP1: true }, answer) : https.createServer(tls, answer);
+if (server instanceof https.Server) server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
+// http2's close waits for idle sessions; the load generators are gone by then, but do not hang.
+process.on('SIGTERM', () => setTimeout(() => process.exit(0), 1000).unref());

@@ -4,15 +4,15 @@
 // better-sqlite3 single-row inserts at the same durability; plus trust-bundle validation cost
 // beside Node's own X.509 parse. Prints figures and ratios; targets are ratios, never timings.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import https from 'node:https';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
-import { runLoad, type LoadResult } from './http-load.js';
-import { rawSqliteInsertRate } from './storage-baseline.js';
+import type { LoadResult } from './http-load.js';
+import { fetchBody, measureMemory, startApiServer, startBareServer, stop } from './bench-server.js';
+import { benchCrud, scidr } from './crud-bench.js';
+import { benchStartup } from './startup-bench.js';
 import { benchCtbValidation } from './ctb-validation-bench.js';
 import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-bench.js';
 import { benchPatchTypes } from './patch-bench.js';
@@ -22,9 +22,8 @@ import { benchEtcd } from './etcd-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
-const CONNECTIONS = [1, 16, 50];
 /** `npm run bench -- watch list`: only these sections (all when none are named). */
-const SECTIONS = ['crud', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd'] as const;
+const SECTIONS = ['crud', 'startup', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd'] as const;
 const asked = process.argv.slice(2);
 for (const a of asked) if (!(SECTIONS as readonly string[]).includes(a)) throw new Error(`unknown bench section ${a}; sections: ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]): boolean => asked.length === 0 || asked.includes(section);
@@ -42,74 +41,8 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cidr-use
 subjects: [{kind: User, name: storm}, {kind: User, name: prober}]
 `;
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  ca: string;
-  token: string;
-  dataDir: string;
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms: ${buffered}`)), timeoutMs);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const m = buffered.match(pattern);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`process exited with ${code} before it was ready: ${buffered}`));
-    });
-  });
-}
-
-async function startApiServer(nodeArgs: string[] = [], serverArgs: string[] = []): Promise<Started> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-  const child = spawn(process.execPath, [...nodeArgs, join(here, '../src/main.js'), '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'error', ...serverArgs], {
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  const m = await waitForLine(child, /ready at (https:\/\/\S+) \(kubeconfig: (.+)\)/, 60_000);
-  const kubeconfig = parseYaml(readFileSync(m[2]!, 'utf8')) as {
-    clusters: { cluster: { 'certificate-authority-data': string } }[];
-    users: { user: { token: string } }[];
-  };
-  const ca = Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString();
-  return { child, url: m[1]!, ca, token: kubeconfig.users[0]!.user.token, dataDir };
-}
-
-async function startBareServer(certFile: string, keyFile: string, bodyBytes: number, nodeArgs: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...nodeArgs, join(here, 'bare-server.js'), certFile, keyFile, String(bodyBytes)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const m = await waitForLine(child, /^(\d+)\n/, 10_000);
-  return { child, url: `https://127.0.0.1:${m[1]}` };
-}
-
-/** The server's RSS and heap in use after full collections (servers started with the memory probe). */
-function measureMemory(child: ChildProcess): Promise<ServerMemory> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the memory probe did not answer')), 30_000);
-    child.once('message', (m: ServerMemory) => {
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.send('measure');
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
-}
-
+// Rows of the sections that still generate load with autocannon (patch, etcd): they need a
+// body varying per request, or compare with a raw client in Node, and report ratios only.
 const fmt = (r: LoadResult): string =>
   `${r.perSecond.toFixed(0).padStart(7)}/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${r.errors ? `  errors ${r.errors}` : ''}`;
 
@@ -118,13 +51,6 @@ function row(label: string, ours: LoadResult, baseline: number, baselineLabel: s
   const verdict = target === undefined ? '' : ratio >= target ? `  (target ≥ ${target}×: met)` : `  (target ≥ ${target}×: NOT met)`;
   console.log(`${label.padEnd(22)} ${fmt(ours)}   vs ${baselineLabel} ${baseline.toFixed(0)}/s  ratio ${ratio.toFixed(2)}×${verdict}`);
 }
-
-const scidr = (name: string, i: number) => ({
-  apiVersion: 'networking.platform.io/v1',
-  kind: 'ServiceCIDR',
-  metadata: { name, labels: { bench: 'yes' } },
-  spec: { cidrs: [`10.${(i >> 8) & 255}.${i & 255}.0/24`] },
-});
 
 async function main(): Promise<void> {
   const server = await startApiServer();
@@ -135,35 +61,9 @@ async function main(): Promise<void> {
   try {
     console.log(`platform-apiserver benchmark (each run ${DURATION_MS} ms; server and load share this machine)\n`);
 
-    if (runs('crud')) {
-      // Create: durable writes through the whole stack beside raw durable single-row inserts.
-      const rowBytes = Buffer.byteLength(JSON.stringify(scidr('bench-00000000', 1))) + 200;
-      const raw = await rawSqliteInsertRate({ durability: 'full', rows: 3000, rowBytes, dir: scratch });
-      console.log(`raw better-sqlite3 insert (one transaction + sync each, ${rowBytes} B rows): ${raw.perSecond.toFixed(0)}/s`);
-      // generateName gives every create a fresh name without per-request bodies.
-      const createBody = JSON.stringify({ ...scidr('', 1), metadata: { generateName: 'bench-', labels: { bench: 'yes' } } });
-      for (const c of CONNECTIONS) {
-        const r = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'POST', path: SC, body: createBody });
-        row(`create  ${String(c).padStart(2)} conn`, r, raw.perSecond, 'raw insert', c === 16 ? 1.0 : undefined);
-      }
+    if (runs('crud')) await benchCrud({ server, durationMs: DURATION_MS, scratch, children });
 
-      // Get and list: our answers beside a bare HTTPS server answering bodies of the same size.
-      await fetchBody(server, SC, 'POST', JSON.stringify(scidr('bench-get', 2)));
-      const certFile = join(server.dataDir, 'apiserver.crt');
-      const keyFile = join(server.dataDir, 'apiserver.key');
-      const compare = async (label: string, path: string, target?: number): Promise<void> => {
-        const bare = await startBareServer(certFile, keyFile, (await fetchBody(server, path)).length);
-        children.push(bare.child);
-        console.log('');
-        for (const c of CONNECTIONS) {
-          const base = await runLoad({ url: bare.url, ca: server.ca, connections: c, durationMs: DURATION_MS, method: 'GET', path: '/' });
-          const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: DURATION_MS, headers, method: 'GET', path });
-          row(`${label} ${String(c).padStart(2)} conn`, ours, base.perSecond, 'bare https', target);
-        }
-      };
-      await compare('get    ', `${SC}/bench-get`, 0.4);
-      await compare('list100', `${SC}?limit=100`);
-    }
+    if (runs('startup')) await benchStartup({ children });
 
     if (runs('etcd')) {
       await benchEtcd({
@@ -172,7 +72,7 @@ async function main(): Promise<void> {
           const s = await startApiServer([], args);
           return { ...s, stop: async () => { await stop(s.child); rmSync(s.dataDir, { recursive: true, force: true }); } };
         },
-        request: (s, path, method, body) => fetchBody({ ...s, child: server.child, dataDir: '' }, path, method, body),
+        request: (s, path, method, body) => fetchBody(s, path, method, body),
         row,
       });
     }
@@ -307,23 +207,6 @@ async function main(): Promise<void> {
     for (const dir of watchDataDirs) rmSync(dir, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/** One authenticated request; a GET's body sizes the baselines. */
-function fetchBody(server: Started, path: string, method = 'GET', body?: string): Promise<Buffer> {
-  const url = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      { host: url.hostname, port: url.port, path, method, ca: server.ca, headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => (res.statusCode! < 300 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${method} ${path}: ${res.statusCode}`))));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 main().catch((err: unknown) => {

@@ -34,9 +34,8 @@ import { allResources } from './resources/all.js';
 import { MemoryStore } from './storage/memory-store.js';
 import type { RevisionedStore } from './storage/revisioned-store.js';
 import { openSqliteStore } from './storage/sqlite-store.js';
-import { EtcdStore } from './storage/etcd-store.js';
-import { startCompaction } from './storage/etcd-compactor.js';
-import { monitorEtcdHealth } from './storage/etcd-health.js';
+import { startCompactor, type Compactor } from './storage/compactor.js';
+import type { EtcdHealth } from './storage/etcd-health.js';
 import { KUBERNETES_VERSION, SERVER_VERSION } from './version.js';
 import { observedAuthenticator } from './auth/authentication-observer.js';
 import { selfReviewDiscovery } from './http/self-review.js';
@@ -52,15 +51,46 @@ import type { ServiceCIDRObject } from './controllers/service-cidr-api.js';
 import type { TrustBundleExpiryObserver, TrustBundleObject } from './controllers/trust-bundle-expiry.js';
 import { earliestExpiry } from './resources/clustertrustbundles/expiry.js';
 
+/**
+ * Start-up phases, in ms since the process started (performance.now()'s origin), logged at
+ * debug level once ready: where start-up time goes (`--log-level debug`; `npm run bench -- startup` times the whole).
+ */
+const phases: Record<string, number> = {};
+const phase = (name: string): void => {
+  phases[name] = Math.round(performance.now());
+};
+phase('modules loaded');
+
 /** How long the ready line waits for the controllers' first sync. */
 const CONTROLLERS_START_WAIT_MS = 10_000;
 
 const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:masters'] };
 
-function openStorage(config: ServerConfig): RevisionedStore {
+interface OpenedStorage {
+  backend: RevisionedStore;
+  /** Starts compaction of the (timed) store; etcd's replicas coordinate through etcd itself. */
+  startCompaction(timed: RevisionedStore, onError: (err: unknown) => void): Compactor;
+  /** etcd's health, probed in the background; SQLite and memory report their own (StoreHealth). */
+  etcdHealth?: EtcdHealth;
+}
+
+/**
+ * The backend. The etcd modules (etcd3, gRPC and its protobuf loading: about half a second of
+ * start-up) are imported only when the backend is etcd.
+ */
+async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
   const s = config.storage;
-  if (s.kind === 'etcd') return new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
-  return s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
+  if (s.kind === 'etcd') {
+    const [{ EtcdStore }, { startEtcdCompactor }, { monitorEtcdHealth }] = await Promise.all([
+      import('./storage/etcd-store.js'),
+      import('./storage/etcd-compactor.js'),
+      import('./storage/etcd-health.js'),
+    ]);
+    const backend = new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
+    return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: monitorEtcdHealth(backend) };
+  }
+  const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
+  return { backend, startCompaction: (timed, onError) => startCompactor(timed, config.compactionIntervalMs, onError) };
 }
 
 /**
@@ -172,13 +202,14 @@ async function main(): Promise<void> {
       return caches[i]!.count(keyPrefixOf(allResources[i]!));
     },
   });
-  const backend = openStorage(config);
+  phase('configured');
+  const { backend, startCompaction, etcdHealth } = await openStorage(config);
+  phase('storage opened');
   // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
   const storage = timedStore(backend, metrics.storage, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
-  // etcd's compactor coordinates replicas through etcd itself, so it needs the etcd store.
-  const compactor = startCompaction(backend instanceof EtcdStore ? backend : storage, config.compactionIntervalMs, (err) => logger.error({ err }, 'compaction failed'));
-  const etcdHealth = backend instanceof EtcdStore ? monitorEtcdHealth(backend) : undefined;
+  const compactor = startCompaction(storage, (err) => logger.error({ err }, 'compaction failed'));
   const caches = await startCaches(config, storage, logger, metrics.storage);
+  phase('watch caches filled');
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
   // apply to everyone, and the policy file adds to them.
@@ -202,6 +233,7 @@ async function main(): Promise<void> {
         return { certPem, keyPem: readFileSync(config.tlsPrivateKeyFile!, 'utf8'), caCertPem: certPem };
       })()
     : await ensureServingCertificates({ dir: config.dataDir, hosts: [config.bindAddress] });
+  phase('certificates ready');
 
   const audit = config.auditLogPath
     ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL, metrics.audit)
@@ -214,7 +246,9 @@ async function main(): Promise<void> {
   const controllersStarted = runControllers(config, caches, logger, metrics.trustBundleExpiry)
     .then(async (c) => {
       controllers = c;
+      phase('controllers synced');
       await c.initialized;
+      phase('controllers initialized');
       controllersReady = true;
     })
     .catch((err: unknown) => logger.error({ err }, 'controllers failed to start'));
@@ -260,7 +294,9 @@ async function main(): Promise<void> {
       await storage.close();
     },
   });
+  phase('server built');
   const { port } = await server.listen(config.bindAddress, config.securePort);
+  phase('listening');
   // On a reachable store the default ServiceCIDR exists before the ready line (a client's first
   // `kubectl get` sees it); on an unreachable one the server announces itself not ready instead.
   await Promise.race([controllersStarted, new Promise((resolve) => setTimeout(resolve, CONTROLLERS_START_WAIT_MS).unref())]);
@@ -268,6 +304,8 @@ async function main(): Promise<void> {
   const kubeconfigPath = join(config.dataDir, 'admin.kubeconfig');
   writeAdminKubeconfig({ path: kubeconfigPath, server: url, caCertPem: tls.caCertPem, token: adminToken });
   process.stdout.write(`platform-apiserver ready at ${url} (kubeconfig: ${kubeconfigPath})\n`);
+  phase('ready');
+  logger.debug({ phases }, 'start-up phases (ms since the process started)');
 }
 
 main().catch((err: unknown) => {

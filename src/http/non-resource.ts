@@ -21,7 +21,7 @@ import {
 import { header } from './endpoint.js';
 import { DEFAULT_HEALTH_CHECKS, healthResponse, type HealthChecks, type HealthEndpoint } from './health.js';
 import { parseAccept } from './negotiation.js';
-import { buildOpenAPIV2, type OpenAPIV2Documents } from './openapi/openapi-v2.js';
+import type { OpenAPIV2Documents } from './openapi/openapi-v2.js';
 import { negotiateOpenAPIV2 } from './openapi/negotiate-v2.js';
 import { buildOpenAPIV3, type OpenAPIDocument } from './openapi/openapi-v3.js';
 import { writeBody, writeStatus } from './response-writer.js';
@@ -50,13 +50,13 @@ export interface NonResourceOptions {
 const HEALTH_ENDPOINTS = new Set(['healthz', 'livez', 'readyz']);
 
 export class NonResourceRoutes {
-  private readonly openapiV3;
-  private readonly openapiV2: OpenAPIV2Documents;
+  // The OpenAPI documents are built on first request, not at start-up (where they cost about
+  // a third of a second, most of it loading and running the protobuf encoder of v2).
+  private openapiV3Docs?: ReturnType<typeof buildOpenAPIV3>;
+  private openapiV2Docs?: Promise<OpenAPIV2Documents>;
   private readonly aggregated: Record<'v2' | 'v2beta1', { body: string; etag: string }>;
 
   constructor(private readonly opts: NonResourceOptions) {
-    this.openapiV3 = buildOpenAPIV3(opts.definitions);
-    this.openapiV2 = buildOpenAPIV2(opts.definitions, opts.version.gitVersion);
     const agg = (v: 'v2' | 'v2beta1') => {
       const body = `${JSON.stringify(aggregatedDiscovery([...opts.definitions, ...opts.extraDiscovery], v))}\n`;
       return { body, etag: discoveryEtag(body) };
@@ -150,10 +150,27 @@ export class NonResourceRoutes {
     throw pathNotFound();
   }
 
-  private openapi(req: FastifyRequest, reply: FastifyReply, parts: string[], query: URLSearchParams): void {
+  private get openapiV3(): ReturnType<typeof buildOpenAPIV3> {
+    this.openapiV3Docs ??= buildOpenAPIV3(this.opts.definitions);
+    return this.openapiV3Docs;
+  }
+
+  private get openapiV2(): Promise<OpenAPIV2Documents> {
+    this.openapiV2Docs ??= import('./openapi/openapi-v2.js').then(({ buildOpenAPIV2 }) => buildOpenAPIV2(this.opts.definitions, this.opts.version.gitVersion));
+    return this.openapiV2Docs;
+  }
+
+  private openapi(req: FastifyRequest, reply: FastifyReply, parts: string[], query: URLSearchParams): void | Promise<void> {
     if (parts[1] === 'v2' && parts.length === 2) {
       const which = negotiateOpenAPIV2(header(req, 'accept'));
-      return this.sendDocument(req, reply, this.openapiV2[which.encoding], query, undefined, which.contentType);
+      return this.openapiV2.then(
+        (docs) => this.sendDocument(req, reply, docs[which.encoding], query, undefined, which.contentType),
+        (err: unknown) => {
+          this.openapiV2Docs = undefined;
+          this.opts.onHealthFailure?.('openapi', err instanceof Error ? err.message : String(err));
+          writeStatus(reply, internal('the OpenAPI document could not be built; see the server log').status, { pretty: false });
+        },
+      );
     }
     if (parts[1] !== 'v3') throw pathNotFound();
     if (parts.length === 2) {

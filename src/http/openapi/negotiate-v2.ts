@@ -5,7 +5,7 @@
 
 import { notAcceptable } from '../../apimachinery/status-error.js';
 import { parseAccept } from '../negotiation.js';
-import { OPENAPI_V2_PROTO_ACCEPT, OPENAPI_V2_PROTO_CONTENT_TYPE } from './openapi-v2-proto.js';
+import { OPENAPI_V2_PROTO_ACCEPT, OPENAPI_V2_PROTO_CONTENT_TYPE } from './openapi-v2-media-types.js';
 
 export interface OpenAPIV2Encoding {
   encoding: 'json' | 'protobuf';

@@ -11,8 +11,7 @@ import { stringify as toYaml } from 'yaml';
 
 type J = Record<string, unknown>;
 
-export const OPENAPI_V2_PROTO_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
-export const OPENAPI_V2_PROTO_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+export { OPENAPI_V2_PROTO_ACCEPT, OPENAPI_V2_PROTO_CONTENT_TYPE } from './openapi-v2-media-types.js';
 
 const PROTO = `
 syntax = "proto3";

@@ -4,6 +4,7 @@
 // gauge). Upstream kube checks none of this; a stale trust anchor fails only at handshake time.
 
 import { X509Certificate } from 'node:crypto';
+import { readValidity } from './certificate-validity.js';
 import { pemDecodeAll } from './pem-decode.js';
 
 export const EXPIRY_WARNING_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -48,9 +49,23 @@ export function expiryWarnings(trustBundle: string, now: Date): string[] {
   return [...warnings.slice(0, MAX_WARNINGS), `spec.trustBundle: ${warnings.length - MAX_WARNINGS} more certificates are expired, not yet valid or expiring within 30 days`];
 }
 
-/** The earliest notAfter of the bundle's certificates; undefined when it has none. */
+/**
+ * The earliest notAfter of the bundle's certificates; undefined when it has none. Read from the
+ * DER's validity field (the gauge needs no subject, and a full parse of every bundle made
+ * restarts with thousands of them slow); a block the reader does not understand is parsed fully.
+ */
 export function earliestExpiry(trustBundle: string): Date | undefined {
   let earliest: Date | undefined;
-  for (const c of certificateValidities(trustBundle)) if (!earliest || c.notAfter < earliest) earliest = c.notAfter;
+  for (const block of pemDecodeAll(trustBundle)) {
+    let notAfter = readValidity(block.bytes)?.notAfter;
+    if (!notAfter) {
+      try {
+        notAfter = new Date(new X509Certificate(block.bytes).validTo);
+      } catch {
+        continue; // not a certificate: validation answers for it
+      }
+    }
+    if (!earliest || notAfter < earliest) earliest = notAfter;
+  }
   return earliest;
 }
