@@ -82,6 +82,13 @@ describe('connection guard', () => {
     await new Promise((resolve) => session.once('close', resolve));
   });
 
+  test('a burst of new connections all complete their handshakes through the handshake gate', async () => {
+    // Far more than the gate starts per turn or runs at once: they queue, none is dropped.
+    const sockets = await Promise.all(Array.from({ length: 150 }, () => tlsConnect()));
+    assert.ok(sockets.every((s) => s.encrypted));
+    for (const s of sockets) s.destroy();
+  });
+
   test('HTTP/2 is served', async () => {
     const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
     try {

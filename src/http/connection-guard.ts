@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import type { Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { HandshakeGate } from './handshake-gate.js';
 
 /** kube-apiserver's ReadHeaderTimeout. */
 export const HEADERS_TIMEOUT_MS = 32_000;
@@ -26,7 +27,13 @@ export interface GuardOptions {
   idleTimeoutMs?: number;
   /** How long a request body may take to arrive (0: no limit). */
   bodyTimeoutMs: number;
+  /** TLS handshakes under way at once, and started per event-loop turn (handshake-gate.ts). */
+  maxConcurrentHandshakes?: number;
+  handshakesPerTurn?: number;
 }
+
+/** The TCP socket a server-side TLS socket wraps (Node keeps it as `_parent`). */
+const rawSocketOf = (socket: TLSSocket): Socket => ((socket as unknown as { _parent?: Socket })._parent ?? socket);
 
 const HTTP_PLAINTEXT = 'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n';
 /** Go's test: the first five bytes of a TLS record header that are really an HTTP request. */
@@ -54,6 +61,7 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   };
 
   // Look at the first bytes before TLS does: TLS's own listeners run once they are known.
+  const gate = new HandshakeGate(o.maxConcurrentHandshakes, o.handshakesPerTurn);
   const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
@@ -66,22 +74,30 @@ export function guardConnections(server: Server, o: GuardOptions): void {
       if (seen[0] !== TLS_HANDSHAKE && seen.length < 5) return;
       socket.off('data', onData);
       socket.pause();
-      disarm(socket);
       if (seen[0] !== TLS_HANDSHAKE && HTTP_STARTS.has(seen.subarray(0, 5).toString('latin1'))) {
+        disarm(socket);
         socket.end(HTTP_PLAINTEXT);
         return;
       }
-      socket.off('error', noError);
       socket.unshift(seen);
-      // TLS takes over the socket and reads what was put back (tls wraps buffered data).
-      for (const listener of tlsListeners) listener.call(server, socket);
+      // TLS takes over the socket and reads what was put back (tls wraps buffered data), once
+      // the gate has a handshake slot for it (handshake-gate.ts); until then it stays paused.
+      // The connection's deadline keeps running while it waits (TLS's handshakeTimeout then
+      // bounds the handshake).
+      gate.admit(socket, () => {
+        disarm(socket);
+        socket.off('error', noError);
+        for (const listener of tlsListeners) listener.call(server, socket);
+      });
     };
     socket.on('data', onData);
     socket.once('close', () => disarm(socket));
   });
+  server.on('tlsClientError', (_err: Error, socket: TLSSocket) => gate.done(rawSocketOf(socket)));
   // From here TLS's handshakeTimeout bounds the handshake (set by the server to HEADERS_TIMEOUT_MS).
 
   server.on('secureConnection', (socket: TLSSocket) => {
+    gate.done(rawSocketOf(socket));
     // The handshake is done: the first request's headers are due.
     if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
     arm(socket, headersMs);
