@@ -5,7 +5,10 @@
 // - request headers must be complete within HEADERS_TIMEOUT_MS of the connection (TLS handshake
 //   included) and, on a kept-alive connection, within IDLE_TIMEOUT_MS + HEADERS_TIMEOUT_MS of
 //   the previous response (Go: IdleTimeout then ReadHeaderTimeout); an HTTP/2 connection must
-//   open its first stream within HEADERS_TIMEOUT_MS;
+//   open its first stream within HEADERS_TIMEOUT_MS and is closed once it has had no open stream
+//   for IDLE_TIMEOUT_MS (Go's HTTP/2 IdleTimeout);
+// - new connections' TLS handshakes go through a gate (handshake-gate.ts) so that a storm of
+//   them cannot starve the connections already open;
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
@@ -104,13 +107,33 @@ export function guardConnections(server: Server, o: GuardOptions): void {
     socket.once('close', () => disarm(socket));
   });
 
-  // HTTP/2: the first stream's headers are due as soon; later, Node's session idle timeout and
-  // stream limits apply.
+  // HTTP/2: the first stream's headers are due as soon. Afterwards, as Go's HTTP/2 server applies
+  // IdleTimeout: a connection with no open stream for idleMs is closed (GOAWAY), pings and
+  // other frames notwithstanding. A new stream exists only once its header block is complete,
+  // so a header block left unfinished on an otherwise idle connection is bounded by this too.
+  // On a connection that has open streams (a watch), an unfinished header block is bounded as
+  // Go bounds it, by size rather than time: one at a time per connection (HTTP/2 forbids
+  // interleaving), at most the header list limit (server.ts) and nghttp2's 8 CONTINUATION frames,
+  // on at most MAX_CONNECTIONS connections; Go's server has no per-stream header deadline either
+  // (kube sets no ReadTimeout), and Node never shows a header block before it is complete.
   server.on('session', (session: ServerHttp2Session) => {
-    const t = setTimeout(() => session.destroy(), headersMs);
-    t.unref();
-    session.once('stream', () => clearTimeout(t));
-    session.once('close', () => clearTimeout(t));
+    let timer: NodeJS.Timeout | undefined = setTimeout(() => session.destroy(), headersMs);
+    timer.unref();
+    let open = 0;
+    const idle = (): void => {
+      timer = setTimeout(() => {
+        if (!session.closed && !session.destroyed) session.close();
+      }, idleMs);
+      timer.unref();
+    };
+    session.on('stream', (stream: { once(event: 'close', listener: () => void): unknown }) => {
+      clearTimeout(timer);
+      open++;
+      stream.once('close', () => {
+        if (--open === 0 && !session.closed && !session.destroyed) idle();
+      });
+    });
+    session.once('close', () => clearTimeout(timer));
   });
 
   /** Answers 504 to a request whose body is late, then ends its connection (HTTP/2: its stream). */
