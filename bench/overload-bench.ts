@@ -37,6 +37,8 @@ export interface ProbeStats {
   p99Ms: number;
   failed: number;
   samples: number;
+  /** The slowest probes: when they started (ms after the phase began) and how long they took. */
+  slowest: { atMs: number; ms: number }[];
 }
 
 export interface OverloadResult {
@@ -63,21 +65,27 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-const stats = (samples: number[]): ProbeStats => {
+const stats = (samples: number[], at: number[], since: number): ProbeStats => {
   const ok = samples.filter((s) => s >= 0).sort((a, b) => a - b);
-  return { p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), failed: samples.length - ok.length, samples: samples.length };
+  const slowest = samples
+    .map((ms, i) => ({ atMs: at[i]! - since, ms }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5);
+  return { p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), failed: samples.length - ok.length, samples: samples.length, slowest };
 };
 
 /** Runs the probe worker while `during` runs; returns its latencies. */
 async function probeWhile(t: OverloadTarget, during: () => Promise<void>): Promise<{ readyz: ProbeStats; get: ProbeStats }> {
   const worker = new Worker(new URL('./overload-probe.js', import.meta.url), { workerData: { url: t.url, ca: t.ca, token: t.probeToken, getPath: t.getPath, intervalMs: 20 } });
-  const result = new Promise<{ readyz: number[]; get: number[] }>((resolve, reject) => {
+  type Samples = { readyz: number[]; get: number[]; readyzAt: number[]; getAt: number[] };
+  const result = new Promise<Samples>((resolve, reject) => {
     worker.on('message', (m) => {
-      if (m !== 'warm') resolve(m as { readyz: number[]; get: number[] });
+      if (m !== 'warm') resolve(m as Samples);
     });
     worker.once('error', reject);
   });
   await new Promise<void>((resolve) => worker.once('message', () => resolve()));
+  const since = Date.now();
   try {
     await during();
   } finally {
@@ -85,7 +93,7 @@ async function probeWhile(t: OverloadTarget, during: () => Promise<void>): Promi
   }
   const r = await result;
   await worker.terminate();
-  return { readyz: stats(r.readyz), get: stats(r.get) };
+  return { readyz: stats(r.readyz, r.readyzAt, since), get: stats(r.get, r.getAt, since) };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,7 @@
 // Worker thread for the overload bench: a client apart from the storm (its own event loop and its
 // own keep-alive connection, opened before the storm) that times /readyz and a single GET in
-// turn until told to stop, then posts every latency back.
+// turn until told to stop, then posts every latency back, with when each probe started (wall
+// clock ms, so the bench can say when in the storm the slow ones were).
 
 import https from 'node:https';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -38,13 +39,19 @@ function timed(path: string): Promise<number> {
 
 const readyz: number[] = [];
 const get: number[] = [];
+/** When each probe started (wall clock, ms), parallel to the latencies. */
+const readyzAt: number[] = [];
+const getAt: number[] = [];
+const epoch = performance.timeOrigin;
 // Warm the connection first: the probe measures requests, not a handshake in the storm.
 await timed('/readyz');
 parentPort!.postMessage('warm');
 while (!stopping) {
+  readyzAt.push(epoch + performance.now());
   readyz.push(await timed('/readyz'));
+  getAt.push(epoch + performance.now());
   get.push(await timed(data.getPath));
   await new Promise((r) => setTimeout(r, data.intervalMs));
 }
 agent.destroy();
-parentPort!.postMessage({ readyz, get });
+parentPort!.postMessage({ readyz, get, readyzAt, getAt });

@@ -18,6 +18,7 @@ import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-b
 import { benchPatchTypes } from './patch-bench.js';
 import { benchListFromCache } from './list-bench.js';
 import { benchOverload } from './overload-bench.js';
+import { overloadReport } from './overload-report.js';
 import { benchEtcd } from './etcd-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -168,31 +169,18 @@ async function main(): Promise<void> {
       watchDataDirs.push(users);
       writeFileSync(join(users, 'tokens.csv'), 'storm-token,storm,uid-storm,\nprobe-token,prober,uid-prober,\n');
       writeFileSync(join(users, 'policy.yaml'), OVERLOAD_POLICY);
-      const s = await startApiServer([], ['--token-auth-file', join(users, 'tokens.csv'), '--authorization-policy-file', join(users, 'policy.yaml')]);
+      const s = await startApiServer(process.env.BENCH_OVERLOAD_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_OVERLOAD_PROF] : [], ['--token-auth-file', join(users, 'tokens.csv'), '--authorization-policy-file', join(users, 'policy.yaml')]);
       children.push(s.child);
       watchDataDirs.push(s.dataDir);
       const connections = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 2000);
       const durationMs = Number(process.env.BENCH_OVERLOAD_DURATION_MS ?? 30_000);
       await fetchBody(s, SC, 'POST', JSON.stringify(scidr('probe-target', 3)));
+      const options = { connections, durationMs, recoveryMs: Number(process.env.BENCH_OVERLOAD_RECOVERY_MS ?? 10_000) };
       const r = await benchOverload(
         { url: s.url, ca: s.ca, token: 'storm-token', probeToken: 'probe-token', pid: s.child.pid!, getPath: `${SC}/probe-target`, listPath: SC, createPath: SC, createBody: JSON.stringify({ ...scidr('', 1), metadata: { generateName: 'storm-' } }) },
-        { connections, durationMs, recoveryMs: Number(process.env.BENCH_OVERLOAD_RECOVERY_MS ?? 10_000) },
+        options,
       );
-      const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
-      const probe = (label: string, x: { p50Ms: number; p99Ms: number; failed: number; samples: number }, base: { p99Ms: number }, target?: number) =>
-        `${label} p50 ${x.p50Ms.toFixed(1)} ms p99 ${x.p99Ms.toFixed(1)} ms (${x.samples} probes, ${x.failed} failed; ${(x.p99Ms / base.p99Ms).toFixed(1)}× baseline p99 ${base.p99Ms.toFixed(1)} ms)` +
-        (target === undefined ? '' : ` (target p99 < ${target} ms: ${x.p99Ms < target && x.failed === 0 ? 'met' : 'NOT met'})`);
-      const codes = Object.entries(r.byStatus).map(([c, n]) => `${c}: ${n}`).join(', ');
-      console.log(
-        `\noverload: ${connections} connections (half creating, half listing everything) for ${(durationMs / 1000).toFixed(0)} s: ${r.responses} responses (${codes}), ${r.errors} errors/timeouts; ` +
-          `answered 429: ${(r.share429 * 100).toFixed(1)}%${r.share429 === 0 ? ' (no limit triggered)' : ''}; creates ${r.createsPerSecond.toFixed(0)}/s, full lists ${r.listsPerSecond.toFixed(0)}/s`,
-      );
-      console.log(`  during the storm, another client: ${probe('/readyz', r.storm.readyz, r.baseline.readyz, 100)}; ${probe('GET one object', r.storm.get, r.baseline.get, 100)}`);
-      console.log(`  server RSS: ${mb(r.baseline.rssBytes)} before, peak ${mb(r.storm.peakRssBytes)} (${(r.storm.peakRssBytes / r.baseline.rssBytes).toFixed(1)}×)`);
-      console.log(
-        `  recovery, ${((Number(process.env.BENCH_OVERLOAD_RECOVERY_MS ?? 10_000)) / 1000).toFixed(0)} s after: ${probe('/readyz', r.recovery.readyz, r.baseline.readyz)}; ${probe('GET one object', r.recovery.get, r.baseline.get)}; ` +
-          `RSS ${mb(r.recovery.rssBytes)} (${(r.recovery.rssBytes / r.baseline.rssBytes).toFixed(1)}× before)`,
-      );
+      for (const line of overloadReport(r, options)) console.log(line);
     }
 
     if (runs('ctb')) {

@@ -41,6 +41,12 @@ export interface RequestContext {
   impersonatedBy?: UserInfo;
   requestInfo: RequestInfo;
   signal: AbortSignal;
+  /**
+   * Whether the request was abandoned (timed out, or its client went away): the same as
+   * `signal.aborted`, without making the signal (an AbortController per request is measurable on
+   * the hot path). Absent: ask `signal`.
+   */
+  abandoned?: () => boolean;
   logger: Logger;
   /** Warnings to return as `Warning: 299 - "..."` headers; append, never replace. */
   warnings: string[];

@@ -92,6 +92,11 @@ export class RequestAudit {
     this.annotations['authorization.k8s.io/reason'] = result.reason;
   }
 
+  /** An annotation on the stages still to come. */
+  annotate(key: string, value: string): void {
+    this.annotations[key] = value;
+  }
+
   get wantsResponseBody(): boolean {
     return this.level === 'RequestResponse';
   }

@@ -9,6 +9,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { makeClientCert, makeSigningCA } from '../../test/fixtures/certs.js';
+import { bounded } from '../../test/support/polling.js';
 import { guardConnections } from './connection-guard.js';
 
 const MS = 300;
@@ -80,6 +81,37 @@ describe('connection guard', () => {
     const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
     session.on('error', () => undefined);
     await new Promise((resolve) => session.once('close', resolve));
+  });
+
+  test('a burst of new connections all complete their handshakes through the handshake gate', async () => {
+    // Far more than the gate starts per turn or runs at once: they queue, none is dropped.
+    const sockets = await Promise.all(Array.from({ length: 150 }, () => tlsConnect()));
+    assert.ok(sockets.every((s) => s.encrypted));
+    for (const s of sockets) s.destroy();
+  });
+
+  test('an HTTP/2 connection with no open stream is closed after the idle timeout, pings notwithstanding', async () => {
+    const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
+    session.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => session.once('close', resolve));
+    const status = await new Promise<number>((resolve, reject) => {
+      const st = session.request({ ':path': '/' });
+      st.on('response', (h) => resolve(Number(h[':status'])));
+      st.on('error', reject);
+      st.resume();
+      st.end();
+    });
+    assert.equal(status, 200);
+    // Frames keep coming (Node's own session timeout would count them as activity); no stream opens.
+    const pinger = setInterval(() => {
+      if (!session.closed && !session.destroyed) session.ping(() => undefined);
+    }, MS / 5);
+    try {
+      await bounded(closed, 20 * MS, 'idle HTTP/2 connection closed');
+    } finally {
+      clearInterval(pinger);
+      session.destroy();
+    }
   });
 
   test('HTTP/2 is served', async () => {

@@ -5,7 +5,10 @@
 // - request headers must be complete within HEADERS_TIMEOUT_MS of the connection (TLS handshake
 //   included) and, on a kept-alive connection, within IDLE_TIMEOUT_MS + HEADERS_TIMEOUT_MS of
 //   the previous response (Go: IdleTimeout then ReadHeaderTimeout); an HTTP/2 connection must
-//   open its first stream within HEADERS_TIMEOUT_MS;
+//   open its first stream within HEADERS_TIMEOUT_MS and is closed once it has had no open stream
+//   for IDLE_TIMEOUT_MS (Go's HTTP/2 IdleTimeout);
+// - new connections' TLS handshakes go through a gate (handshake-gate.ts) so that a storm of
+//   them cannot starve the connections already open;
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
@@ -15,6 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import type { Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { HandshakeGate } from './handshake-gate.js';
 
 /** kube-apiserver's ReadHeaderTimeout. */
 export const HEADERS_TIMEOUT_MS = 32_000;
@@ -26,7 +30,13 @@ export interface GuardOptions {
   idleTimeoutMs?: number;
   /** How long a request body may take to arrive (0: no limit). */
   bodyTimeoutMs: number;
+  /** TLS handshakes under way at once, and started per event-loop turn (handshake-gate.ts). */
+  maxConcurrentHandshakes?: number;
+  handshakesPerTurn?: number;
 }
+
+/** The TCP socket a server-side TLS socket wraps (Node keeps it as `_parent`). */
+const rawSocketOf = (socket: TLSSocket): Socket => ((socket as unknown as { _parent?: Socket })._parent ?? socket);
 
 const HTTP_PLAINTEXT = 'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n';
 /** Go's test: the first five bytes of a TLS record header that are really an HTTP request. */
@@ -54,6 +64,7 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   };
 
   // Look at the first bytes before TLS does: TLS's own listeners run once they are known.
+  const gate = new HandshakeGate(o.maxConcurrentHandshakes, o.handshakesPerTurn);
   const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
@@ -66,35 +77,63 @@ export function guardConnections(server: Server, o: GuardOptions): void {
       if (seen[0] !== TLS_HANDSHAKE && seen.length < 5) return;
       socket.off('data', onData);
       socket.pause();
-      disarm(socket);
       if (seen[0] !== TLS_HANDSHAKE && HTTP_STARTS.has(seen.subarray(0, 5).toString('latin1'))) {
+        disarm(socket);
         socket.end(HTTP_PLAINTEXT);
         return;
       }
-      socket.off('error', noError);
       socket.unshift(seen);
-      // TLS takes over the socket and reads what was put back (tls wraps buffered data).
-      for (const listener of tlsListeners) listener.call(server, socket);
+      // TLS takes over the socket and reads what was put back (tls wraps buffered data), once
+      // the gate has a handshake slot for it (handshake-gate.ts); until then it stays paused.
+      // The connection's deadline keeps running while it waits (TLS's handshakeTimeout then
+      // bounds the handshake).
+      gate.admit(socket, () => {
+        disarm(socket);
+        socket.off('error', noError);
+        for (const listener of tlsListeners) listener.call(server, socket);
+      });
     };
     socket.on('data', onData);
     socket.once('close', () => disarm(socket));
   });
+  server.on('tlsClientError', (_err: Error, socket: TLSSocket) => gate.done(rawSocketOf(socket)));
   // From here TLS's handshakeTimeout bounds the handshake (set by the server to HEADERS_TIMEOUT_MS).
 
   server.on('secureConnection', (socket: TLSSocket) => {
+    gate.done(rawSocketOf(socket));
     // The handshake is done: the first request's headers are due.
     if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
     arm(socket, headersMs);
     socket.once('close', () => disarm(socket));
   });
 
-  // HTTP/2: the first stream's headers are due as soon; later, Node's session idle timeout and
-  // stream limits apply.
+  // HTTP/2: the first stream's headers are due as soon. Afterwards, as Go's HTTP/2 server applies
+  // IdleTimeout: a connection with no open stream for idleMs is closed (GOAWAY), pings and
+  // other frames notwithstanding. A new stream exists only once its header block is complete,
+  // so a header block left unfinished on an otherwise idle connection is bounded by this too.
+  // On a connection that has open streams (a watch), an unfinished header block is bounded as
+  // Go bounds it, by size rather than time: one at a time per connection (HTTP/2 forbids
+  // interleaving), at most the header list limit (server.ts) and nghttp2's 8 CONTINUATION frames,
+  // on at most MAX_CONNECTIONS connections; Go's server has no per-stream header deadline either
+  // (kube sets no ReadTimeout), and Node never shows a header block before it is complete.
   server.on('session', (session: ServerHttp2Session) => {
-    const t = setTimeout(() => session.destroy(), headersMs);
-    t.unref();
-    session.once('stream', () => clearTimeout(t));
-    session.once('close', () => clearTimeout(t));
+    let timer: NodeJS.Timeout | undefined = setTimeout(() => session.destroy(), headersMs);
+    timer.unref();
+    let open = 0;
+    const idle = (): void => {
+      timer = setTimeout(() => {
+        if (!session.closed && !session.destroyed) session.close();
+      }, idleMs);
+      timer.unref();
+    };
+    session.on('stream', (stream: { once(event: 'close', listener: () => void): unknown }) => {
+      clearTimeout(timer);
+      open++;
+      stream.once('close', () => {
+        if (--open === 0 && !session.closed && !session.destroyed) idle();
+      });
+    });
+    session.once('close', () => clearTimeout(timer));
   });
 
   /** Answers 504 to a request whose body is late, then ends its connection (HTTP/2: its stream). */

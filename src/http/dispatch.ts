@@ -48,6 +48,7 @@ function requestContext(s: RequestState, user: UserInfo, logger: Logger): Reques
     get signal(): AbortSignal {
       return cancellation.signal;
     },
+    abandoned: () => cancellation.aborted,
     logger,
     warnings: [],
     dryRun: false,

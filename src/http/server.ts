@@ -38,6 +38,20 @@ const STREAM_END_GRACE_MS = 5000;
 const HTTP2_MAX_STREAMS = 1000;
 /** Open connections at most; past it new ones are closed at once (file descriptors are finite). */
 const MAX_CONNECTIONS = 10_000;
+/** Request headers at most: kube-apiserver's MaxHeaderBytes (Go's DefaultMaxHeaderBytes, 1 MiB). */
+export const MAX_HEADER_BYTES = 1 << 20;
+/** Go reads the request head up to MaxHeaderBytes + 4096 before answering 431 (HTTP/1.1). */
+const HTTP1_MAX_HEAD_BYTES = MAX_HEADER_BYTES + 4096;
+/**
+ * HTTP/2: Go advertises (and enforces) MaxHeaderBytes plus 32 bytes of overhead for ten typical
+ * fields, counting each field as name + value + 32 (RFC 7541's size), and answers a longer list
+ * with a 431 on its stream. Node refuses a list past its own limit with a stream reset instead, so
+ * Node's limit is set higher and the 431 is answered here (`headerListTooLarge`) between the two.
+ */
+const HTTP2_HEADER_LIST_BYTES = MAX_HEADER_BYTES + 10 * 32;
+const HTTP2_NODE_HEADER_LIST_BYTES = 2 * MAX_HEADER_BYTES;
+/** Go's HTTP/2 server reads frames up to 1 MiB (MaxReadFrameSize): a client may send a large header block in few frames. */
+const HTTP2_MAX_FRAME_BYTES = 1 << 20;
 
 export interface ApiServerOptions {
   resources: readonly ResourceEndpoints[];
@@ -84,8 +98,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     http2: true,
     https: {
       allowHTTP1: true,
-      // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client.
-      settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS },
+      // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client. Header
+      // lists and frames as large as Go's server takes (see MAX_HEADER_BYTES); Node's count of
+      // header fields (128 by default) is no limit of Go's: the size alone bounds them.
+      settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS, maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
+      maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / 32),
       // A TLS handshake not done by then is dropped (the first headers are due as soon).
       handshakeTimeout: HEADERS_TIMEOUT_MS,
       cert: opts.tls.certPem,
@@ -104,7 +121,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     // it with a Status (a malformed escape is a 400 there).
     frameworkErrors: ((_err: unknown, req: FastifyRequest, reply: FastifyReply) => void handler(req, reply)) as never,
     // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
-    // Headers past Node's limit (16 KiB) are a 431, as Go answers headers past its own.
+    // A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it.
     clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
       const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
       const [code, text, message] = tooLarge ? [431, 'Request Header Fields Too Large', 'request header fields too large'] : [400, 'Bad Request', 'malformed HTTP request'];
@@ -163,6 +180,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   /** Open watch responses (see close()). */
   const streams = new Set<{ once(event: 'close', listener: () => void): unknown; closed: boolean }>();
   async function handler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
+    // is neither audited nor counted, as an HTTP/1.1 head too large is not).
+    if (req.raw.httpVersionMajor === 2 && headerListBytes(req.raw.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
+      return writeStatus(reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 }, { pretty: false });
+    }
     const requestId = randomUUID();
     const state: RequestState = {
       req,
@@ -221,6 +243,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
   guardConnections(app.server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS });
+  // HTTP/1.1 connections read the server's own limit (Node's default is 16 KiB; no constructor
+  // option reaches the HTTP/1.1 side of an HTTP/2 server). The header deadline still applies.
+  (app.server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;
   app.server.maxConnections = MAX_CONNECTIONS;
   const sessions = new Set<ServerHttp2Session>();
   app.server.on('session', (session: ServerHttp2Session) => {
@@ -252,6 +277,13 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       await app.close();
     },
   };
+}
+
+/** A header list's size as HTTP/2 counts it (RFC 7541 4.1): name + value + 32 per field. */
+function headerListBytes(raw: readonly string[]): number {
+  let n = 0;
+  for (const field of raw) n += field.length;
+  return n + (raw.length / 2) * 32;
 }
 
 interface FrameworkError {

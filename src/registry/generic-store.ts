@@ -24,6 +24,7 @@ import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } f
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
 import { watchObjects } from './object-watch.js';
 import { translateStorageError } from './storage-errors.js';
+import { stopIfAbandoned } from './abandon.js';
 import type { Strategy } from './strategy.js';
 
 /** Lost races re-run the write (kube retries without bound); enough for any realistic number of concurrent writers. */
@@ -120,7 +121,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return decodeShared<T>(kv);
   }
 
-  async list(_ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>> {
+  async list(ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>> {
     this.requireMainResource('list');
     const selectors = parseSelectors(this.definition, query);
     const mode = listReadMode(query);
@@ -153,6 +154,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     let more = false;
     let snapshot = revision;
     for (let startAfter = after ? this.prefix + after : ''; ; ) {
+      // Each page is a read and a decode of up to a page of objects: not for a request abandoned.
+      stopIfAbandoned(ctx);
       let page;
       try {
         page = await this.storage.list(this.prefix, {
@@ -199,6 +202,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     const generateName = !input.metadata?.name && input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
+      stopIfAbandoned(ctx);
       const obj = cloneJson(input);
       this.fillCreateSystemFields(obj);
       this.strategy.prepareForCreate(ctx, obj);
@@ -208,6 +212,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       await this.admit(ctx, 'CREATE', obj, undefined);
       const stored = this.canonical(obj);
       if (ctx.dryRun) return stored;
+      // The last point to stop: once the write is sent, its outcome is reported whatever it is.
+      stopIfAbandoned(ctx);
       try {
         const r = await this.storage.optimisticPut(this.key(stored.metadata.name!), encodeObject(stored), 0);
         setResourceVersion(stored, String(r.revision));
@@ -264,6 +270,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     opts: { retryOnConflict: boolean; recordAs?: string; createIfMissing?: boolean; privateResult?: boolean },
   ): Promise<UpdateOutput<T>> {
     for (let attempt = 0; ; attempt++) {
+      // Before each read-decode-compute round (a retry after a lost race included).
+      stopIfAbandoned(ctx);
       const kv = await this.read(name);
       if (!kv) {
         if (!opts.createIfMissing) throw notFound(this.gr, name);
@@ -298,6 +306,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       const next = this.canonical(obj);
       if (sameStoredForm(next, old)) return { object: old, created: false };
       if (ctx.dryRun) return { object: next, created: false };
+      stopIfAbandoned(ctx);
       try {
         if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
           // The last finalizer is gone: the object goes now.
@@ -332,12 +341,14 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   async delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteOutput<T>> {
     this.requireMainResource('delete');
     for (let attempt = 0; ; attempt++) {
+      stopIfAbandoned(ctx);
       const kv = await this.read(name);
       if (!kv) throw notFound(this.gr, name);
       const obj = decodeObject<T>(kv);
       this.checkPreconditions(name, obj, opts);
       if (obj.metadata.finalizers?.length) return this.markForDeletion(ctx, name, obj, kv);
       if (ctx.dryRun) return { object: obj, deleted: true };
+      stopIfAbandoned(ctx);
       try {
         await this.storage.optimisticDelete(this.key(name), kv.modRevision);
         return { object: obj, deleted: true };
@@ -365,6 +376,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     obj.metadata.deletionGracePeriodSeconds = 0;
     const marked = this.canonical(obj);
     if (ctx.dryRun) return { object: marked, deleted: false };
+    stopIfAbandoned(ctx);
     try {
       const r = await this.storage.optimisticPut(this.key(name), encodeObject(marked), kv.modRevision);
       setResourceVersion(marked, String(r.revision));

@@ -230,11 +230,10 @@ describe('front door', () => {
     assert.equal((await server.request('GET', `${CTB}/${encodeURIComponent(name)}`)).status, 404);
   });
 
-  test('headers past the size limit get a 431 Status over HTTP/1.1 and a refused stream over HTTP/2; the server serves on', async () => {
-    const out = await rawTls(server, `GET /version HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+  test('headers past the size limit (1 MiB, as kube) get a 431 Status over HTTP/1.1; the server serves on (more in header-limits.test.ts)', async () => {
+    const out = await rawTls(server, `GET /version HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(1029 * 1024)}\r\n\r\n`);
     assert.match(out, /^HTTP\/1\.1 431 /);
     assert.equal(JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4)).code, 431);
-    await assert.rejects(h2request(server, { ':path': '/version', 'x-big': 'a'.repeat(70 * 1024) }));
     assert.equal((await h2request(server, { ':path': '/version' })).status, 200);
   });
 

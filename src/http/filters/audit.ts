@@ -1,13 +1,17 @@
 // Filters: audit (kube's WithAuditInit and WithAudit). `auditInit` opens the request's audit
 // trail before authentication, so refused requests are audited too, and closes it when the
 // response is finished; `auditFilter`, once the identity (and any impersonation) is known,
-// decides the level and records the RequestReceived stage. Inert without an audit log.
+// decides the level and records the RequestReceived stage. Inert without an audit log. A request
+// the timeout answered 504 while its work went on is completed when the work is over, with the
+// work's outcome (a write that committed is recorded as committed).
 
 import type { AuditLog } from '../audit-log.js';
 import { RequestAudit } from '../audit-log.js';
 import { passThrough, type Filter, type RequestState } from './filter.js';
 
 const identified = new WeakSet<RequestState>();
+/** Marks the trail of a request whose client got the request timeout's 504 before its work ended. */
+export const TIMED_OUT_ANNOTATION = 'apiserver.platform.io/request-timed-out';
 
 function identify(s: RequestState): void {
   if (!s.audit || identified.has(s)) return;
@@ -20,7 +24,17 @@ export function auditInit(log: AuditLog | undefined): Filter {
   return async (s, next) => {
     const audit = new RequestAudit(log, s.requestId, s.req, new Date());
     s.audit = audit;
-    s.reply.raw.once('finish', () => audit.complete(s.reply.raw.statusCode));
+    s.reply.raw.once('finish', () => {
+      // Answered 504 by the timeout while the handler still worked: its trail ends when the work
+      // does, with the work's own outcome (as kube's audit, inside its timeout filter, records
+      // what the handler wrote), and says that the client was told 504.
+      if (!s.abandonedWork) return audit.complete(s.reply.raw.statusCode);
+      const answered = s.reply.raw.statusCode;
+      void s.abandonedWork.then((code) => {
+        audit.annotate(TIMED_OUT_ANNOTATION, `the client was answered ${answered} before the request's work ended`);
+        audit.complete(code);
+      });
+    });
     try {
       await next();
     } catch (err) {

@@ -3,12 +3,14 @@
 // and one line here.
 //
 //   request info → audit init → authentication → impersonation → audit → load shedding
-//   → in-flight limit → authorization → metrics → timeout → handler
+//   → turn budget → in-flight limit → authorization → metrics → timeout → handler
 //
 // As in kube-apiserver: the audit trail is opened before authentication (refused requests are
 // audited) and its level decided once the identity, impersonation included, is known; the
-// load shedding and the in-flight limit need the user (system:masters is exempt) and come before
-// authorization; both weigh a request with the same work estimate (a wide list costs more).
+// load shedding, the turn budget (our single-threaded addition: a user's burst is spread over
+// turns of the event loop) and the in-flight limit need the user (system:masters is exempt) and
+// come before authorization; all weigh a request with the same work estimate (a wide list costs
+// more).
 // kube runs its timeout outside authentication; here the timeout is counted from the request's
 // arrival, so the time spent before it is charged all the same. A request the timeout ends is
 // still counted by the metrics filter, which wraps it.
@@ -28,6 +30,7 @@ import { metricsFilter } from './metrics.js';
 import { requestInfoFilter } from './request-info.js';
 import type { RequestObserver } from '../../apimachinery/request-observer.js';
 import { timeoutFilter } from './timeout.js';
+import { turnBudgetFilter } from './turn-budget.js';
 import { WorkEstimator } from './work-estimate.js';
 
 export interface ChainOptions {
@@ -56,6 +59,7 @@ export function buildChain(o: ChainOptions, handler: (state: RequestState) => Pr
       impersonationFilter(o.authorizer),
       auditFilter,
       loadShedFilter({ maxDelayMs: o.maxEventLoopDelayMs, lag: o.eventLoopLag, estimator, observer: o.observer }),
+      turnBudgetFilter(estimator),
       maxInFlightFilter(o.limits, o.observer, estimator),
       authorizationFilter(o.authorizer),
       metricsFilter(o.observer, o.served),

@@ -31,6 +31,12 @@ export interface RequestState {
   audit?: RequestAudit;
   /** Says when the request's work should stop: the client went away or the request timed out. */
   readonly cancellation: Cancellation;
+  /**
+   * Set by the timeout filter when it answered 504 while the handler was still working: settles,
+   * when that work is over, with the code the handler's own answer had (a write that committed
+   * after the deadline is still a 201 to the audit log).
+   */
+  abandonedWork?: Promise<number>;
 }
 
 /**
@@ -53,6 +59,11 @@ export class Cancellation {
       else this.response.once('close', () => controller.abort());
     }
     return this.controller.signal;
+  }
+
+  /** Whether the work should stop; cheap (no AbortController made), for checks on the hot path. */
+  get aborted(): boolean {
+    return this.cancelled || this.response.closed === true || this.controller?.signal.aborted === true;
   }
 
   cancel(): void {

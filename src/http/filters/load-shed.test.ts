@@ -101,3 +101,14 @@ test('a refusal waits out its delay before it is sent', async () => {
   assert.equal(settled, false, 'not answered at once');
   await assert.rejects(refused, is429);
 });
+
+test('a refusal whose client went away during the wait is not built: the request just ends', async () => {
+  const filter = loadShedFilter({ maxDelayMs: 1, lag: () => 1000, estimator: new WorkEstimator(), observer: noopRequestObserver, rejectDelayMs: 20 });
+  for (let i = 0; i < SHED_SEATS_PER_USER; i++) await filter(exchange('GET', SC, 'storm').state, async () => {});
+  const gone = exchange('GET', SC, 'storm');
+  let served = false;
+  const refused = filter(gone.state, async () => void (served = true));
+  gone.close();
+  await refused;
+  assert.equal(served, false);
+});

@@ -9,7 +9,6 @@
 // and the loop stays short enough for the others (and the health checks) to be answered.
 // Never shed: the health and version paths and system:masters, as with the in-flight limits.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import { tooManyRequests } from '../../apimachinery/status-error.js';
 import { requestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
 import { effectiveUser, passThrough, type Filter } from './filter.js';
@@ -29,7 +28,7 @@ export interface LoadShedOptions {
   estimator: WorkEstimator;
   observer: RequestObserver;
   now?: () => number;
-  /** How long a refusal waits before it is sent (default: its Retry-After). */
+  /** How long a refusal waits, on average, before it is sent (default: its Retry-After). */
   rejectDelayMs?: number;
 }
 
@@ -54,12 +53,16 @@ export function loadShedFilter(o: LoadShedOptions): Filter {
     const mine = (started.get(who) ?? 0) + seats;
     if (mine > SHED_SEATS_PER_USER && o.lag() > o.maxDelayMs) {
       o.observer.rejected(requestKind(s.info), 'too-many-requests');
-      // The refusal waits out its Retry-After before it is sent (kube's would have waited in
+      // The refusal waits about its Retry-After before it is sent (kube's would have waited in
       // a queue before being rejected): a client that retries at once, on each of its
       // connections, then costs one cheap request per connection per second, not a busy loop
       // of 429s that keeps the event loop as full as the work it replaced. Waiting is a timer,
-      // no work; a client that goes away ends it.
-      if (rejectDelayMs > 0) await sleep(rejectDelayMs, undefined, { signal: s.cancellation.signal }).catch(() => undefined);
+      // no work. The wait is spread over ±half of it: refusals decided in the same turn (a
+      // storm's requests arrive together) would otherwise all be written in one later turn, a
+      // burst that every other client's request waits behind.
+      if (rejectDelayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, rejectDelayMs * (0.5 + Math.random())));
+      // The client went away meanwhile: nothing to answer (no Status built for nobody).
+      if (s.reply.raw.closed) return;
       throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
     }
     started.set(who, mine);

@@ -59,3 +59,35 @@ test('?timeout= shortens the deadline; an unparsable one is a 400', async () => 
     (e: unknown) => isStatusError(e) && e.status.code === 400 && e.status.message === 'invalid timeout specified in the request URL - time: invalid duration "soon"',
   );
 });
+
+test('after a 504, what the handler went on to end with is handed on as abandonedWork; cancellation says aborted', async () => {
+  const committed = fakeExchange();
+  let proceed!: () => void;
+  const held = new Promise<void>((r) => (proceed = r));
+  await assert.rejects(
+    timeoutFilter(20)(committed.state, async () => {
+      await held;
+      committed.state.reply.raw.statusCode = 201;
+    }),
+    is504,
+  );
+  assert.equal(committed.state.cancellation.aborted, true);
+  assert.ok(committed.state.abandonedWork);
+  proceed();
+  assert.equal(await committed.state.abandonedWork, 201);
+
+  const stopped = fakeExchange();
+  await assert.rejects(
+    timeoutFilter(20)(stopped.state, async () => {
+      await sleep(60);
+      throw new Error('unexpected');
+    }),
+    is504,
+  );
+  assert.equal(await stopped.state.abandonedWork, 500);
+
+  const fast = fakeExchange();
+  await timeoutFilter(1000)(fast.state, async () => {});
+  assert.equal(fast.state.abandonedWork, undefined);
+  assert.equal(fast.state.cancellation.aborted, false);
+});

@@ -1,11 +1,14 @@
 // Filter: the request timeout (kube's WithTimeoutForNonLongRunningRequests, --request-timeout).
 // A request that is not long-running must be answered within the timeout, counted from its
 // arrival, or within its ?timeout= when that is shorter (kube's WithRequestDeadline; an
-// unparsable one is a 400): past it, the client gets 504 Timeout at once, the request's signal aborts so its
-// work can stop, and whatever the handler writes later is dropped (the reply is already sent).
+// unparsable one is a 400): past it, the client gets 504 Timeout at once, the request's
+// cancellation aborts so its work stops where that is safe (the registry checks it before each
+// storage write and expensive step: registry/abandon.ts), and whatever the handler writes later is
+// dropped (the reply is already sent). What that work ended with (a write that committed after
+// all, or the abandonment) is handed to the audit filter as `abandonedWork`.
 // A watch keeps its own timeoutSeconds.
 
-import { badRequest, timeout, type StatusError } from '../../apimachinery/status-error.js';
+import { badRequest, isStatusError, timeout, type StatusError } from '../../apimachinery/status-error.js';
 import { parseGoDuration } from '../go-duration.js';
 import { passThrough, type Filter } from './filter.js';
 
@@ -37,13 +40,21 @@ export function timeoutFilter(requestTimeoutMs: number): Filter {
       s.cancellation.cancel();
       throw timedOut();
     }
+    const work = next();
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         s.cancellation.cancel();
         s.logger.debug({ path: s.path }, 'request timed out');
+        // The handler goes on until it reaches a point where stopping is safe (the registry
+        // checks the request's cancellation before each storage write, never after): what it
+        // ends with is still what happened, for the audit log.
+        s.abandonedWork = work.then(
+          () => s.reply.raw.statusCode,
+          (err: unknown) => (isStatusError(err) ? err.status.code : 500),
+        );
         reject(timedOut());
       }, remaining);
-      next().then(
+      work.then(
         () => {
           clearTimeout(timer);
           resolve();
