@@ -15,7 +15,6 @@ import { CtbAttestAdmission } from './auth/ctb-attest-admission.js';
 import { loadPolicySource } from './auth/rbac/policy-file.js';
 import { privilegedGroupsAuthorizer, RbacAuthorizer, unionAuthorizer } from './auth/rbac/rbac-authorizer.js';
 import { loadTokenFile, TokenAuthenticator } from './auth/token-authenticator.js';
-import { loadServiceAccountKeys, ServiceAccountAuthenticator } from './auth/service-account-authenticator.js';
 import { X509Authenticator } from './auth/x509-authenticator.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { ensureAdminToken } from './config/admin-token.js';
@@ -222,6 +221,8 @@ async function main(): Promise<void> {
   const authenticators: Authenticator[] = [new TokenAuthenticator(tokens)];
   if (config.clientCAFile) authenticators.push(new X509Authenticator());
   if (config.serviceAccountKeyFiles.length) {
+    // Loaded only when configured: jose costs tens of milliseconds of every start otherwise.
+    const { loadServiceAccountKeys, ServiceAccountAuthenticator } = await import('./auth/service-account-authenticator.js');
     const keys = loadServiceAccountKeys(config.serviceAccountKeyFiles);
     authenticators.push(new ServiceAccountAuthenticator({ keys, issuers: config.serviceAccountIssuers, audiences: config.apiAudiences }));
   }
