@@ -3,6 +3,7 @@
 // N keep-alive connections, one request in flight on each, for a fixed time.
 
 import autocannon from 'autocannon';
+import type { LoadResult } from './load-tools.js';
 
 export interface LoadOptions {
   url: string;
@@ -21,13 +22,8 @@ export interface LoadOptions {
 const ID = '[<id>]';
 const SLOT = '[<slot>]';
 
-export interface LoadResult {
-  requests: number;
-  errors: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-}
+// The same figures as the wrk and h2load runs report (load-tools.ts).
+export type { LoadResult } from './load-tools.js';
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   let next = 0;

@@ -85,6 +85,14 @@ describe('work of a request answered 504 Timeout', () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l))
       .filter((e) => e.auditID === id);
+  /** A request's audit events once its work is over (its ResponseComplete is written). */
+  const completedTrail = (id: string): Promise<any[]> =>
+    eventually(
+      async () => auditTrail(id),
+      (t) => t.some((e) => e.stage === 'ResponseComplete'),
+      10_000,
+      50,
+    );
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-abandon-'));
@@ -173,12 +181,7 @@ describe('work of a request answered 504 Timeout', () => {
     assertTimeoutStatus(r);
     admissionHold.open();
     // The registry stopped before the write: the work ends with the Timeout, and no object.
-    const trail = await eventually(
-      async () => auditTrail(String(r.headers['audit-id'])),
-      (t) => t.some((e) => e.stage === 'ResponseComplete'),
-      10_000,
-      50,
-    );
+    const trail = await completedTrail(String(r.headers['audit-id']));
     const complete = trail.find((e) => e.stage === 'ResponseComplete');
     assert.equal(complete.responseStatus.code, 504);
     assert.match(complete.annotations[TIMED_OUT_ANNOTATION], /answered 504/);
@@ -211,12 +214,7 @@ describe('work of a request answered 504 Timeout', () => {
     }
     admissionHold.open();
     // The work is over when its audit trail ends; then the object is as it was.
-    const trail = await eventually(
-      async () => auditTrail(auditId),
-      (t) => t.some((e) => e.stage === 'ResponseComplete'),
-      10_000,
-      50,
-    );
+    const trail = await completedTrail(auditId);
     assert.equal(trail.find((e) => e.stage === 'ResponseComplete').responseStatus.code, 504);
     const got = await request('GET', `${SC}/held-patch`);
     assert.equal(got.json.metadata.labels.v, '1');
@@ -232,12 +230,7 @@ describe('work of a request answered 504 Timeout', () => {
     await bounded(putHold.passed.promise, 10_000, 'storage put done');
     const got = await request('GET', `${SC}/committed-late`);
     assert.equal(got.status, 200, 'the write that reached storage is applied');
-    const trail = await eventually(
-      async () => auditTrail(String(r.headers['audit-id'])),
-      (t) => t.some((e) => e.stage === 'ResponseComplete'),
-      10_000,
-      50,
-    );
+    const trail = await completedTrail(String(r.headers['audit-id']));
     const complete = trail.find((e) => e.stage === 'ResponseComplete');
     assert.equal(complete.responseStatus.code, 201, 'audited as what happened: created');
     assert.match(complete.annotations[TIMED_OUT_ANNOTATION], /answered 504/);
