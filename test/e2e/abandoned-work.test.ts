@@ -7,31 +7,15 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import https from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
 import type { AdmissionPlugin } from '../../src/apimachinery/admission.js';
-import type { KubeObject } from '../../src/apimachinery/object-meta.js';
-import { unionAuthenticator } from '../../src/auth/authenticator.js';
-import { METADATA_FOR_ALL } from '../../src/auth/audit/audit-policy.js';
-import { privilegedGroupsAuthorizer, unionAuthorizer } from '../../src/auth/rbac/rbac-authorizer.js';
-import { TokenAuthenticator } from '../../src/auth/token-authenticator.js';
-import { ensureServingCertificates } from '../../src/config/certificates.js';
-import { AuditLog } from '../../src/http/audit-log.js';
 import { TIMED_OUT_ANNOTATION } from '../../src/http/filters/audit.js';
-import { createApiServer, type ApiServer } from '../../src/http/server.js';
-import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
-import { allResources } from '../../src/resources/all.js';
 import type { RevisionedStore } from '../../src/storage/revisioned-store.js';
-import { openSqliteStore } from '../../src/storage/sqlite-store.js';
-import { WatchCache } from '../../src/storage/watch-cache.js';
-import { KUBERNETES_VERSION } from '../../src/version.js';
 import { bounded, eventually } from '../support/polling.js';
-import { httpRequest, type HttpResult } from './harness.js';
+import type { HttpResult, TestServer } from './harness.js';
+import { startInProcessServer } from './in-process-server.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const cidr = (name: string) => ({ apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: ['10.66.0.0/24'] } });
@@ -71,16 +55,10 @@ class Hold {
 describe('work of a request answered 504 Timeout', () => {
   const admissionHold = new Hold();
   const putHold = new Hold();
-  let dir: string;
-  let server: ApiServer;
-  let close: () => Promise<void>;
-  let url: URL;
-  let ca: string;
-  let token: string;
-  let agent: https.Agent;
-  const request = (method: string, path: string, body?: object): Promise<HttpResult> => httpRequest(agent, url, method, path, { body, timeoutMs: 30_000 }, token);
+  let server: TestServer;
+  const request = (method: string, path: string, body?: object): Promise<HttpResult> => server.request(method, path, { body, timeoutMs: 30_000 });
   const auditTrail = (id: string): any[] =>
-    readFileSync(join(dir, 'audit.log'), 'utf8')
+    readFileSync(join(server.dataDir, 'audit.log'), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l))
@@ -95,11 +73,6 @@ describe('work of a request answered 504 Timeout', () => {
     );
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platform-abandon-'));
-    const storage = openSqliteStore({ path: join(dir, 'state.db'), durability: 'normal' });
-    const caches = await Promise.all(allResources.map((definition) => WatchCache.start({ store: storage, prefix: keyPrefixOf(definition), onError: () => {} })));
-    const authorizer = unionAuthorizer([privilegedGroupsAuthorizer(['system:masters'])]);
-    token = randomBytes(16).toString('hex');
     // Holds a write of an object named held-* at admission (before the storage write).
     const slowAdmission: AdmissionPlugin = {
       name: 'HeldForTest',
@@ -107,10 +80,9 @@ describe('work of a request answered 504 Timeout', () => {
         if (a.name.startsWith('held-')) await admissionHold.wait();
       },
     };
-    const resources = allResources.map((definition, i) => {
-      const cache = caches[i]!;
-      // Holds a storage put (sent by the registry, not yet committed) when armed.
-      const storage = new Proxy(cache, {
+    // Holds a storage put (sent by the registry, not yet committed) when armed.
+    const holdPuts = (cache: RevisionedStore): RevisionedStore =>
+      new Proxy(cache, {
         get(target, key) {
           if (key === 'optimisticPut') {
             return async (...args: Parameters<RevisionedStore['optimisticPut']>) => {
@@ -125,44 +97,15 @@ describe('work of a request answered 504 Timeout', () => {
           const v = Reflect.get(target, key) as unknown;
           return typeof v === 'function' ? v.bind(target) : v;
         },
-      }) as RevisionedStore;
-      const status = definition.subresources.find((s) => s.name === 'status');
-      return {
-        definition,
-        main: new GenericStore<KubeObject>({ definition, strategy: definition.strategy, subresource: '', storage, admission: [slowAdmission] }),
-        status: status ? new GenericStore<KubeObject>({ definition, strategy: status.strategy, subresource: 'status', storage, admission: [slowAdmission] }) : undefined,
-      };
-    });
-    const tls = await ensureServingCertificates({ dir, hosts: ['127.0.0.1'] });
-    const audit = new AuditLog(join(dir, 'audit.log'), METADATA_FOR_ALL);
-    server = createApiServer({
-      resources,
-      authenticator: unionAuthenticator([new TokenAuthenticator(new Map([[token, { username: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
-      authorizer,
-      tls,
-      logger: pino({ level: 'silent' }),
-      version: KUBERNETES_VERSION,
-      audit,
-      // A tiny --request-timeout: the held requests pass it while they wait.
-      requestTimeoutMs: 300,
-    });
-    const { port } = await server.listen('127.0.0.1', 0);
-    url = new URL(`https://127.0.0.1:${port}`);
-    ca = tls.caCertPem;
-    agent = new https.Agent({ ca, keepAlive: true });
-    close = async () => {
-      agent.destroy();
-      await server.close();
-      await Promise.all(caches.map((c) => c.close()));
-      await storage.close();
-      await audit.close();
-    };
+      });
+    // A tiny --request-timeout: the held requests pass it while they wait.
+    server = await startInProcessServer({ admission: [slowAdmission], wrapStorage: holdPuts, audit: true, requestTimeoutMs: 300 });
   });
+
   after(async () => {
     admissionHold.open();
     putHold.open();
-    await close?.();
-    rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   const assertTimeoutStatus = (r: { status: number; json: any }) => {
@@ -191,12 +134,12 @@ describe('work of a request answered 504 Timeout', () => {
   test('an update (patch) whose deadline passed before its storage write is not applied (HTTP/2)', async () => {
     assert.equal((await request('POST', SC, { ...cidr('held-patch'), metadata: { name: 'held-patch', labels: { v: '1' } } })).status, 201);
     admissionHold.arm();
-    const session = http2.connect(url.href, { ca });
+    const session = http2.connect(server.url, { ca: server.caCertPem });
     session.on('error', () => undefined);
     let auditId = '';
     try {
       const r = await new Promise<{ status: number; json: any }>((resolve, reject) => {
-        const stream = session.request({ ':method': 'PATCH', ':path': `${SC}/held-patch`, authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json' });
+        const stream = session.request({ ':method': 'PATCH', ':path': `${SC}/held-patch`, authorization: `Bearer ${server.token}`, 'content-type': 'application/merge-patch+json' });
         let status = 0;
         let text = '';
         stream.on('response', (h) => {

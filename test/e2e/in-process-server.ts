@@ -9,22 +9,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
+import type { AdmissionPlugin } from '../../src/apimachinery/admission.js';
 import type { KubeObject } from '../../src/apimachinery/object-meta.js';
+import { METADATA_FOR_ALL } from '../../src/auth/audit/audit-policy.js';
 import { unionAuthenticator } from '../../src/auth/authenticator.js';
 import { CtbAttestAdmission } from '../../src/auth/ctb-attest-admission.js';
 import { privilegedGroupsAuthorizer, unionAuthorizer } from '../../src/auth/rbac/rbac-authorizer.js';
 import { TokenAuthenticator } from '../../src/auth/token-authenticator.js';
 import { ensureServingCertificates } from '../../src/config/certificates.js';
+import { AuditLog } from '../../src/http/audit-log.js';
 import { createApiServer } from '../../src/http/server.js';
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { allResources } from '../../src/resources/all.js';
 import { startCompactor } from '../../src/storage/compactor.js';
+import type { RevisionedStore } from '../../src/storage/revisioned-store.js';
 import { openSqliteStore } from '../../src/storage/sqlite-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { KUBERNETES_VERSION } from '../../src/version.js';
 import { httpRequest, type TestServer } from './harness.js';
 
-export async function startInProcessServer(): Promise<TestServer> {
+export interface InProcessOptions {
+  /** Admission plugins besides the trust-bundle attest check. */
+  admission?: AdmissionPlugin[];
+  /** Wraps each kind's store as the registry sees it (to hold or fail a storage call). */
+  wrapStorage?: (store: RevisionedStore) => RevisionedStore;
+  /** Writes an audit log of every request's metadata to audit.log in the data dir. */
+  audit?: boolean;
+  requestTimeoutMs?: number;
+}
+
+export async function startInProcessServer(opts: InProcessOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-inproc-'));
   const storage = openSqliteStore({ path: join(dataDir, 'state.db'), durability: 'normal' });
   // Compaction as the real server runs it (more often), so that long runs keep a bounded history.
@@ -32,10 +46,10 @@ export async function startInProcessServer(): Promise<TestServer> {
   const caches = await Promise.all(allResources.map((definition) => WatchCache.start({ store: storage, prefix: keyPrefixOf(definition), onError: () => {} })));
   const authorizer = unionAuthorizer([privilegedGroupsAuthorizer(['system:masters'])]);
   const token = randomBytes(16).toString('hex');
-  const admission = [new CtbAttestAdmission(authorizer)];
+  const admission = [new CtbAttestAdmission(authorizer), ...(opts.admission ?? [])];
   const resources = allResources.map((definition, i) => {
     const status = definition.subresources.find((s) => s.name === 'status');
-    const store = caches[i]!;
+    const store = opts.wrapStorage ? opts.wrapStorage(caches[i]!) : caches[i]!;
     return {
       definition,
       main: new GenericStore<KubeObject>({ definition, strategy: definition.strategy, subresource: '', storage: store, admission }),
@@ -43,6 +57,7 @@ export async function startInProcessServer(): Promise<TestServer> {
     };
   });
   const tls = await ensureServingCertificates({ dir: dataDir, hosts: ['127.0.0.1'] });
+  const audit = opts.audit ? new AuditLog(join(dataDir, 'audit.log'), METADATA_FOR_ALL) : undefined;
   const server = createApiServer({
     resources,
     authenticator: unionAuthenticator([new TokenAuthenticator(new Map([[token, { username: 'admin', uid: 'admin', groups: ['system:masters'] }]]))]),
@@ -50,6 +65,8 @@ export async function startInProcessServer(): Promise<TestServer> {
     tls,
     logger: pino({ level: 'silent' }),
     version: KUBERNETES_VERSION,
+    ...(audit ? { audit } : {}),
+    ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
   });
   const { port } = await server.listen('127.0.0.1', 0);
   const url = new URL(`https://127.0.0.1:${port}`);
@@ -72,6 +89,7 @@ export async function startInProcessServer(): Promise<TestServer> {
       compactor.stop();
       await Promise.all(caches.map((c) => c.close()));
       await storage.close();
+      await audit?.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
