@@ -14,6 +14,17 @@ import { guardConnections } from './connection-guard.js';
 
 const MS = 300;
 
+/** The status of one GET on an HTTP/2 session (the body is read and dropped). */
+function statusOf(session: http2.ClientHttp2Session, path: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const st = session.request({ ':path': path });
+    st.on('response', (h) => resolve(Number(h[':status'])));
+    st.on('error', reject);
+    st.resume();
+    st.end();
+  });
+}
+
 describe('connection guard', () => {
   let server: http2.Http2SecureServer;
   let port: number;
@@ -94,14 +105,7 @@ describe('connection guard', () => {
     const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
     session.on('error', () => undefined);
     const closed = new Promise<void>((resolve) => session.once('close', resolve));
-    const status = await new Promise<number>((resolve, reject) => {
-      const st = session.request({ ':path': '/' });
-      st.on('response', (h) => resolve(Number(h[':status'])));
-      st.on('error', reject);
-      st.resume();
-      st.end();
-    });
-    assert.equal(status, 200);
+    assert.equal(await statusOf(session, '/'), 200);
     // Frames keep coming (Node's own session timeout would count them as activity); no stream opens.
     const pinger = setInterval(() => {
       if (!session.closed && !session.destroyed) session.ping(() => undefined);
@@ -117,14 +121,7 @@ describe('connection guard', () => {
   test('HTTP/2 is served', async () => {
     const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
     try {
-      const status = await new Promise<number>((resolve, reject) => {
-        const st = session.request({ ':path': '/' });
-        st.on('response', (h) => resolve(Number(h[':status'])));
-        st.on('error', reject);
-        st.resume();
-        st.end();
-      });
-      assert.equal(status, 200);
+      assert.equal(await statusOf(session, '/'), 200);
     } finally {
       session.close();
     }
