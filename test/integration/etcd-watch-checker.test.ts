@@ -14,7 +14,7 @@ import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 import { EtcdStore } from '../../src/storage/etcd-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
-import { expectedEvents, rng, WATCHER_SPECS, type Change, type Seen } from '../support/watch-history.js';
+import { expectedEvents, rng, WATCHER_SPECS, watchSession, type Change, type Seen } from '../support/watch-history.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
 const opts = { fieldManager: 'checker' };
@@ -51,26 +51,9 @@ test('randomized writers and watchers over two replicas, across an etcd member r
     let lastRv = startRv;
     let on = i % 2;
     while (!stopAll.signal.aborted) {
-      const mine = new AbortController();
-      const stop = () => mine.abort();
-      stopAll.signal.addEventListener('abort', stop, { once: true });
-      try {
-        const watch = await replicas[on]!.registry.watch(ctx(), { resourceVersion: String(lastRv), labelSelector: spec.color ? `color=${spec.color}` : undefined }, mine.signal);
-        let count = 0;
-        for await (const e of watch) {
-          if (e.type === 'BOOKMARK') continue;
-          const rv = Number(e.object.metadata.resourceVersion);
-          seen[i]!.push({ type: e.type, name: e.object.metadata.name!, rv });
-          lastRv = rv;
-          if (spec.slow) await new Promise((r) => setTimeout(r, 2));
-          if (spec.restartEvery && ++count % spec.restartEvery === 0) break;
-        }
-      } catch (err) {
-        if (!(isStatusError(err) && (err.code === 503 || err.code === 504))) throw err;
-      } finally {
-        stopAll.signal.removeEventListener('abort', stop);
-        mine.abort();
-      }
+      const registry = replicas[on]!.registry;
+      const open = (resourceVersion: string, labelSelector: string | undefined, signal: AbortSignal) => registry.watch(ctx(), { resourceVersion, labelSelector }, signal);
+      lastRv = (await watchSession(open, spec, lastRv, seen[i]!, stopAll.signal, [503, 504])).lastRv;
       on = 1 - on; // resume on the other replica
       await new Promise((r) => setTimeout(r, 1));
     }

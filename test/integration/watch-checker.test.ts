@@ -17,7 +17,7 @@ import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { FaultInjectingStore } from '../../src/storage/fault-injecting-store.js';
-import { expectedEvents, rng, WATCHER_SPECS, type Change, type Seen } from '../support/watch-history.js';
+import { expectedEvents, rng, WATCHER_SPECS, watchSession, type Change, type Seen } from '../support/watch-history.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
 const opts = { fieldManager: 'checker' };
@@ -52,29 +52,12 @@ test('randomized writers and watchers, across a store restart, see exactly the h
     let lastRv = startRv;
     while (!stopAll.signal.aborted) {
       await restarted;
-      const mine = new AbortController();
-      const stop = () => mine.abort();
-      stopAll.signal.addEventListener('abort', stop, { once: true });
-      try {
-        const watch = await server.registry.watch(ctx(), { resourceVersion: String(lastRv), labelSelector: spec.color ? `color=${spec.color}` : undefined }, mine.signal);
-        let count = 0;
-        for await (const e of watch) {
-          if (e.type === 'BOOKMARK') continue;
-          const rv = Number(e.object.metadata.resourceVersion);
-          seen[i]!.push({ type: e.type, name: e.object.metadata.name!, rv });
-          lastRv = rv;
-          if (spec.slow) await new Promise((r) => setTimeout(r, 2));
-          if (spec.restartEvery && ++count % spec.restartEvery === 0) break;
-        }
-      } catch (err) {
-        // A store being closed under the watch is the restart, and a watch cache re-initializing
-        // after its store watch broke answers 429 (retry); anything else is a real failure.
-        if (!(isStatusError(err) && (err.code === 503 || err.code === 429))) throw err;
-        if (err.code === 429) await new Promise((r) => setTimeout(r, 5));
-      } finally {
-        stopAll.signal.removeEventListener('abort', stop);
-        mine.abort();
-      }
+      // A store being closed under the watch is the restart, and a watch cache re-initializing
+      // after its store watch broke answers 429 (retry); anything else is a real failure.
+      const open = (resourceVersion: string, labelSelector: string | undefined, signal: AbortSignal) => server.registry.watch(ctx(), { resourceVersion, labelSelector }, signal);
+      const session = await watchSession(open, spec, lastRv, seen[i]!, stopAll.signal, [503, 429]);
+      lastRv = session.lastRv;
+      if (session.endedWith === 429) await new Promise((r) => setTimeout(r, 5));
       await new Promise((r) => setTimeout(r, 1));
     }
   };

@@ -2,6 +2,10 @@
 // randomized watch checkers. Kube's selector transitions: a change that moves an object into a
 // label filter is ADDED, out of it DELETED, within it MODIFIED.
 
+import type { KubeObject } from '../../src/apimachinery/object-meta.js';
+import { isStatusError } from '../../src/apimachinery/status-error.js';
+import type { ObjectWatchEvent } from '../../src/registry/rest-storage.js';
+
 export interface Seen {
   type: string;
   name: string;
@@ -46,3 +50,45 @@ export const WATCHER_SPECS: readonly { color?: string; slow: boolean; restartEve
   { slow: false, restartEvery: 5 },
   { color: 'red', slow: false, restartEvery: 3 },
 ];
+
+export type WatcherSpec = (typeof WATCHER_SPECS)[number];
+
+
+/**
+ * One watch session of a checker's watcher: opens a watch from `fromRv` (with the spec's label
+ * filter), records every event into `seen` until the watch ends, `stopAll` aborts or the spec's
+ * restart count is reached. A Status error whose code is in `endsSession` ends the session (the
+ * watcher resumes); any other error is a failure. Returns the last revision seen and that code.
+ */
+export async function watchSession(
+  open: (resourceVersion: string, labelSelector: string | undefined, signal: AbortSignal) => Promise<AsyncIterable<ObjectWatchEvent<KubeObject>>>,
+  spec: WatcherSpec,
+  fromRv: number,
+  seen: Seen[],
+  stopAll: AbortSignal,
+  endsSession: readonly number[],
+): Promise<{ lastRv: number; endedWith?: number }> {
+  let lastRv = fromRv;
+  const mine = new AbortController();
+  const stop = () => mine.abort();
+  stopAll.addEventListener('abort', stop, { once: true });
+  try {
+    const watch = await open(String(lastRv), spec.color ? `color=${spec.color}` : undefined, mine.signal);
+    let count = 0;
+    for await (const e of watch) {
+      if (e.type === 'BOOKMARK') continue;
+      const rv = Number(e.object.metadata.resourceVersion);
+      seen.push({ type: e.type, name: e.object.metadata.name!, rv });
+      lastRv = rv;
+      if (spec.slow) await new Promise((r) => setTimeout(r, 2));
+      if (spec.restartEvery && ++count % spec.restartEvery === 0) break;
+    }
+    return { lastRv };
+  } catch (err) {
+    if (!(isStatusError(err) && endsSession.includes(err.code))) throw err;
+    return { lastRv, endedWith: err.code };
+  } finally {
+    stopAll.removeEventListener('abort', stop);
+    mine.abort();
+  }
+}
