@@ -7,19 +7,15 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { internalContext, silentLogger } from '../../src/apimachinery/request-context.js';
-import { isStatusError } from '../../src/apimachinery/status-error.js';
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 import { EtcdStore } from '../../src/storage/etcd-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
-import { expectedEvents, rng, WATCHER_SPECS, watchSession, type Change, type Seen } from '../support/watch-history.js';
+import { expectedEvents, rng, WATCHER_SPECS, randomWrite, replayHistory, watchSession, type Seen } from '../support/watch-history.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
-const opts = { fieldManager: 'checker' };
-const NAMES = Array.from({ length: 12 }, (_, i) => `obj-${i}`);
-const COLORS = ['red', 'blue'];
 /** Failures a client retries: the object raced away (404, 409), or etcd was briefly unreachable (503, 504). */
 const RETRIABLE = [404, 409, 503, 504];
 
@@ -61,23 +57,7 @@ test('randomized writers and watchers over two replicas, across an etcd member r
 
   let writesDone = 0;
   const write = async (): Promise<void> => {
-    const { registry } = replicas[Math.floor(random() * 2)]!;
-    const name = NAMES[Math.floor(random() * NAMES.length)]!;
-    const color = COLORS[Math.floor(random() * COLORS.length)]!;
-    const action = random();
-    const n = String(Math.floor(random() * 1000));
-    try {
-      if (action < 0.4) {
-        await registry.create(ctx(), { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name, labels: { color } }, spec: { cidrs: ['10.0.0.0/8'] } }, opts);
-      } else if (action < 0.8) {
-        await registry.update(ctx(), name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: undefined, labels: { color, n } } }), opts);
-      } else {
-        await registry.delete(ctx(), name, {});
-      }
-      writesDone++;
-    } catch (err) {
-      if (!(isStatusError(err) && RETRIABLE.includes(err.code))) throw err;
-    }
+    if (await randomWrite(replicas[Math.floor(random() * 2)]!.registry, random, RETRIABLE)) writesDone++;
   };
   const writers = (rounds: number) =>
     Promise.all(
@@ -95,14 +75,7 @@ test('randomized writers and watchers over two replicas, across an etcd member r
   const endRv = await replicas[1]!.store.currentRevision();
 
   // Ground truth: etcd's own history, replayed.
-  const changes: Change[] = [];
-  const colorOf = (v: Uint8Array | undefined) => (v?.length ? (JSON.parse(new TextDecoder().decode(v)) as ServiceCIDR).metadata.labels?.color : undefined);
-  for await (const e of replicas[0]!.store.watch(prefix, { afterRevision: startRv, signal: AbortSignal.timeout(20_000) })) {
-    if (e.type === 'progress') continue;
-    const name = (e.type === 'put' ? e.kv.key : e.key).slice(prefix.length);
-    changes.push({ rv: e.revision, name, before: e.prevKv ? colorOf(e.prevKv.value) : undefined, after: e.type === 'put' ? colorOf(e.kv.value) : undefined });
-    if (e.revision >= endRv) break;
-  }
+  const changes = await replayHistory(replicas[0]!.store, prefix, startRv, endRv, 20_000);
   const wants = specs.map((spec) => expectedEvents(changes, startRv, spec.color));
   for (let t = 0; t < 600 && seen.some((s, i) => s.length < wants[i]!.length); t++) await new Promise((r) => setTimeout(r, 25));
   stopAll.abort();

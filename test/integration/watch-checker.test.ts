@@ -10,19 +10,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { internalContext, silentLogger } from '../../src/apimachinery/request-context.js';
-import { isStatusError } from '../../src/apimachinery/status-error.js';
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite-store.js';
 import { WatchCache } from '../../src/storage/watch-cache.js';
 import { FaultInjectingStore } from '../../src/storage/fault-injecting-store.js';
-import { expectedEvents, rng, WATCHER_SPECS, watchSession, type Change, type Seen } from '../support/watch-history.js';
+import { expectedEvents, rng, WATCHER_SPECS, randomWrite, replayHistory, watchSession, type Seen } from '../support/watch-history.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
-const opts = { fieldManager: 'checker' };
-const NAMES = Array.from({ length: 12 }, (_, i) => `obj-${i}`);
-const COLORS = ['red', 'blue'];
 
 test('randomized writers and watchers, across a store restart, see exactly the history', { timeout: 120_000 }, async () => {
   const seed = Number(process.env.WATCH_CHECKER_SEED ?? Date.now() % 100000);
@@ -63,21 +59,7 @@ test('randomized writers and watchers, across a store restart, see exactly the h
   };
 
   const write = async (): Promise<void> => {
-    const name = NAMES[Math.floor(random() * NAMES.length)]!;
-    const color = COLORS[Math.floor(random() * COLORS.length)]!;
-    const action = random();
-    const n = String(Math.floor(random() * 1000));
-    try {
-      if (action < 0.4) {
-        await server.registry.create(ctx(), { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name, labels: { color } }, spec: { cidrs: ['10.0.0.0/8'] } }, opts);
-      } else if (action < 0.8) {
-        await server.registry.update(ctx(), name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: undefined, labels: { color, n } } }), opts);
-      } else {
-        await server.registry.delete(ctx(), name, {});
-      }
-    } catch (err) {
-      if (!(isStatusError(err) && (err.code === 404 || err.code === 409))) throw err;
-    }
+    await randomWrite(server.registry, random, [404, 409]);
   };
   const writers = (rounds: number) =>
     Promise.all(
@@ -110,14 +92,7 @@ test('randomized writers and watchers, across a store restart, see exactly the h
   const endRv = await server.store.currentRevision();
 
   // Ground truth: the store's own log, replayed.
-  const changes: Change[] = [];
-  const colorOf = (v: Uint8Array | undefined) => (v?.length ? (JSON.parse(new TextDecoder().decode(v)) as ServiceCIDR).metadata.labels?.color : undefined);
-  for await (const e of server.store.watch(prefix, { afterRevision: startRv, signal: AbortSignal.timeout(10_000) })) {
-    if (e.type === 'progress') continue;
-    const name = (e.type === 'put' ? e.kv.key : e.key).slice(prefix.length);
-    changes.push({ rv: e.revision, name, before: e.prevKv ? colorOf(e.prevKv.value) : undefined, after: e.type === 'put' ? colorOf(e.kv.value) : undefined });
-    if (e.revision >= endRv) break;
-  }
+  const changes = await replayHistory(server.store, prefix, startRv, endRv, 10_000);
   const wants = specs.map((spec) => expectedEvents(changes, startRv, spec.color));
   for (let t = 0; t < 400 && seen.some((s, i) => s.length < wants[i]!.length); t++) await new Promise((r) => setTimeout(r, 25));
   stopAll.abort();

@@ -3,8 +3,11 @@
 // label filter is ADDED, out of it DELETED, within it MODIFIED.
 
 import type { KubeObject } from '../../src/apimachinery/object-meta.js';
+import { internalContext, silentLogger } from '../../src/apimachinery/request-context.js';
 import { isStatusError } from '../../src/apimachinery/status-error.js';
-import type { ObjectWatchEvent } from '../../src/registry/rest-storage.js';
+import type { RestStorage, ObjectWatchEvent } from '../../src/registry/rest-storage.js';
+import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
+import type { RevisionedStore } from '../../src/storage/revisioned-store.js';
 
 export interface Seen {
   type: string;
@@ -91,4 +94,47 @@ export async function watchSession(
     stopAll.removeEventListener('abort', stop);
     mine.abort();
   }
+}
+
+const checkerContext = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);
+const NAMES = Array.from({ length: 12 }, (_, i) => `obj-${i}`);
+const COLORS = ['red', 'blue'];
+
+/**
+ * One random write of the checkers' traffic: create, relabel or delete one of a few names with a
+ * random color. A Status error whose code is in `tolerated` (the object missing or taken, a
+ * store briefly away) is part of the traffic; any other fails. True when the write was applied.
+ */
+export async function randomWrite(registry: RestStorage<ServiceCIDR>, random: () => number, tolerated: readonly number[]): Promise<boolean> {
+  const name = NAMES[Math.floor(random() * NAMES.length)]!;
+  const color = COLORS[Math.floor(random() * COLORS.length)]!;
+  const action = random();
+  const n = String(Math.floor(random() * 1000));
+  const opts = { fieldManager: 'checker' };
+  try {
+    if (action < 0.4) {
+      await registry.create(checkerContext(), { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name, labels: { color } }, spec: { cidrs: ['10.0.0.0/8'] } }, opts);
+    } else if (action < 0.8) {
+      await registry.update(checkerContext(), name, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: undefined, labels: { color, n } } }), opts);
+    } else {
+      await registry.delete(checkerContext(), name, {});
+    }
+    return true;
+  } catch (err) {
+    if (!(isStatusError(err) && tolerated.includes(err.code))) throw err;
+    return false;
+  }
+}
+
+/** The ground truth: the store's own history under `prefix` after `startRv`, up to `endRv`, as color changes. */
+export async function replayHistory(store: RevisionedStore, prefix: string, startRv: number, endRv: number, timeoutMs: number): Promise<Change[]> {
+  const changes: Change[] = [];
+  const colorOf = (v: Uint8Array | undefined) => (v?.length ? (JSON.parse(new TextDecoder().decode(v)) as ServiceCIDR).metadata.labels?.color : undefined);
+  for await (const e of store.watch(prefix, { afterRevision: startRv, signal: AbortSignal.timeout(timeoutMs) })) {
+    if (e.type === 'progress') continue;
+    const name = (e.type === 'put' ? e.kv.key : e.key).slice(prefix.length);
+    changes.push({ rv: e.revision, name, before: e.prevKv ? colorOf(e.prevKv.value) : undefined, after: e.type === 'put' ? colorOf(e.kv.value) : undefined });
+    if (e.revision >= endRv) break;
+  }
+  return changes;
 }
