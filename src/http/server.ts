@@ -25,7 +25,7 @@ import { noopRequestObserver, type RequestObserver } from '../apimachinery/reque
 import type { HealthChecks } from './health.js';
 import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
 import { selfReviewDiscovery } from './self-review.js';
-import { writeStatus } from './response-writer.js';
+import { observedBody, writeStatus } from './response-writer.js';
 import { EventLoopLag } from './event-loop-lag.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -233,9 +233,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   const methods = app.supportedMethods.filter((m) => m !== 'CONNECT');
   app.route({ method: methods, url: '/*', handler });
   app.route({ method: methods, url: '/', handler });
-  app.addHook('onSend', async (req, _reply, payload) => {
-    const audit = states.get(req)?.audit;
-    if (audit?.wantsResponseBody && Buffer.isBuffer(payload)) audit.responseBodyWas(payload);
+  app.addHook('onSend', async (_req, reply, payload) => {
+    observedBody(reply, payload);
     return payload;
   });
   // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while

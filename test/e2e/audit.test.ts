@@ -72,6 +72,23 @@ describe('audit log', () => {
     assert.match(e.requestReceivedTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });
 
+  test('a list large enough to be written a slice at a time is recorded whole, once', async () => {
+    const filler = 'y'.repeat(100 * 1024);
+    for (let i = 0; i < 4; i++) {
+      const body = { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: `audited-large-${i}`, labels: { audit: 'large' }, annotations: { filler } }, spec: { cidrs: [`10.${i}.0.0/16`] } };
+      assert.equal((await server.request('POST', SC, { body })).status, 201);
+    }
+    const list = await server.request('GET', `${SC}?labelSelector=audit%3Dlarge`);
+    assert.equal(list.status, 200);
+    assert.ok(Buffer.byteLength(list.text) > 256 * 1024, 'larger than one write');
+    const auditId = list.headers['audit-id'];
+    const all = await waitForEvents((e) => e.some((x) => x.auditID === auditId));
+    const mine = all.filter((e) => e.auditID === auditId);
+    assert.deepEqual(mine.map((e) => e.stage), ['ResponseComplete']);
+    assert.deepEqual(mine[0].responseStatus, { metadata: {}, code: 200 });
+    assert.deepEqual(mine[0].responseObject, list.json);
+  });
+
   test('other resources at Metadata carry no bodies; None rules and failed logins are handled', async () => {
     await server.request('GET', '/healthz', { anonymous: true });
     const list = await server.request('GET', '/apis/certificates.platform.io/v1beta1/clustertrustbundles');

@@ -8,6 +8,7 @@
 import type { AuditLog } from '../audit-log.js';
 import { RequestAudit } from '../audit-log.js';
 import { passThrough, type Filter, type RequestState } from './filter.js';
+import { observeResponseBody } from '../response-writer.js';
 
 const identified = new WeakSet<RequestState>();
 /** Marks the trail of a request whose client got the request timeout's 504 before its work ended. */
@@ -16,7 +17,9 @@ export const TIMED_OUT_ANNOTATION = 'apiserver.platform.io/request-timed-out';
 function identify(s: RequestState): void {
   if (!s.audit || identified.has(s)) return;
   identified.add(s);
-  s.audit.identify(s.authenticated, s.impersonated, s.info, s.isPublic ? undefined : s.body);
+  const audit = s.audit;
+  audit.identify(s.authenticated, s.impersonated, s.info, s.isPublic ? undefined : s.body);
+  if (audit.wantsResponseBody) observeResponseBody(s.reply, (body) => audit.responseBodyWas(body));
 }
 
 export function auditInit(log: AuditLog | undefined): Filter {
@@ -24,7 +27,13 @@ export function auditInit(log: AuditLog | undefined): Filter {
   return async (s, next) => {
     const audit = new RequestAudit(log, s.requestId, s.req, new Date());
     s.audit = audit;
-    s.reply.raw.once('finish', () => {
+    // The trail ends when the response does: written ('finish'), or cut off after it began
+    // ('close' alone: the client went away mid-body, or a body still being written at the
+    // request's deadline, or a watch's client left).
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
       // Answered 504 by the timeout while the handler still worked: its trail ends when the work
       // does, with the work's own outcome (as kube's audit, inside its timeout filter, records
       // what the handler wrote), and says that the client was told 504.
@@ -34,6 +43,10 @@ export function auditInit(log: AuditLog | undefined): Filter {
         audit.annotate(TIMED_OUT_ANNOTATION, `the client was answered ${answered} before the request's work ended`);
         audit.complete(code);
       });
+    };
+    s.reply.raw.once('finish', end);
+    s.reply.raw.once('close', () => {
+      if (s.reply.raw.headersSent) end();
     });
     try {
       await next();

@@ -5,12 +5,14 @@
 // cancellation aborts so its work stops where that is safe (the registry checks it before each
 // storage write and expensive step: registry/abandon.ts), and whatever the handler writes later is
 // dropped (the reply is already sent). What that work ended with (a write that committed after
-// all, or the abandonment) is handed to the audit filter as `abandonedWork`.
+// all, or the abandonment) is handed to the audit filter as `abandonedWork`. An answer whose
+// body is still being written at the deadline (paced-body.ts) is cut off instead.
 // A watch keeps its own timeoutSeconds.
 
 import { badRequest, isStatusError, timeout, type StatusError } from '../../apimachinery/status-error.js';
 import { parseGoDuration } from '../go-duration.js';
 import { passThrough, type Filter } from './filter.js';
+import { abortResponse } from '../paced-body.js';
 
 export function timedOut(): StatusError {
   const err = timeout('request did not complete within the allotted timeout');
@@ -45,6 +47,13 @@ export function timeoutFilter(requestTimeoutMs: number): Filter {
       const timer = setTimeout(() => {
         s.cancellation.cancel();
         s.logger.debug({ path: s.path }, 'request timed out');
+        // The answer has begun (a large body still being written to a slow reader): it cannot
+        // become a 504 any more, so it is cut off, the connection closed or the HTTP/2 stream
+        // reset, as kube's timeout filter aborts its handler then.
+        if (s.reply.raw.headersSent) {
+          abortResponse(s.reply.raw);
+          return resolve();
+        }
         // The handler goes on until it reaches a point where stopping is safe (the registry
         // checks the request's cancellation before each storage write, never after): what it
         // ends with is still what happened, for the audit log.

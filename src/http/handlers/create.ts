@@ -10,5 +10,5 @@ export async function handleCreate(input: HandlerInput): Promise<void> {
   input.ctx.dryRun = q.dryRun;
   const obj = decodeObjectBody(input.definition, input.body, header(input.req, 'content-type'), q.fieldValidation, input.ctx.warnings);
   const created = await input.storage.create(input.ctx, obj, { fieldManager: q.fieldManager });
-  respondObject(input, 201, created);
+  return respondObject(input, 201, created);
 }

@@ -8,5 +8,5 @@ export async function handleDeleteCollection(input: HandlerInput): Promise<void>
   const opts = deleteOptions(input.body, header(input.req, 'content-type'), input.query);
   input.ctx.dryRun = (opts.dryRun ?? []).length > 0;
   const out = await input.storage.deleteCollection(input.ctx, opts, listQuery(input.query));
-  respondList(input, out.items, { resourceVersion: out.resourceVersion }, false);
+  return respondList(input, out.items, { resourceVersion: out.resourceVersion }, false);
 }

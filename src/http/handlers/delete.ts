@@ -12,10 +12,10 @@ export async function handleDelete(input: HandlerInput): Promise<void> {
   input.ctx.dryRun = (opts.dryRun ?? []).length > 0;
   const out = await input.storage.delete(input.ctx, input.name, opts);
   if (!out.deleted) {
-    respondObject(input, opts.orphanDependents === false ? 202 : 200, out.object);
+    return respondObject(input, opts.orphanDependents === false ? 202 : 200, out.object);
     return;
   }
   const status = successStatus({ name: input.name, group: input.definition.group, kind: input.definition.plural, uid: out.object.metadata.uid });
   const { code: _code, ...body } = status;
-  writeBody(input.reply, 200, body, { format: { kind: 'json' }, pretty: input.pretty, warnings: input.ctx.warnings });
+  return writeBody(input.reply, 200, body, { format: { kind: 'json' }, pretty: input.pretty, warnings: input.ctx.warnings });
 }

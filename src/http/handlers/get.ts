@@ -5,5 +5,5 @@ import { respondObject } from './respond.js';
 
 export async function handleGet(input: HandlerInput): Promise<void> {
   const obj = await input.storage.get(input.ctx, input.name, { resourceVersion: input.query.get('resourceVersion') ?? undefined });
-  respondObject(input, 200, obj, true);
+  return respondObject(input, 200, obj, true);
 }

@@ -13,5 +13,5 @@ export async function handleList(input: HandlerInput): Promise<void> {
   const meta: ListMeta = { resourceVersion: out.resourceVersion };
   if (out.continue) meta.continue = out.continue;
   if (out.remainingItemCount !== undefined) meta.remainingItemCount = out.remainingItemCount;
-  respondList(input, out.items, meta);
+  return respondList(input, out.items, meta);
 }

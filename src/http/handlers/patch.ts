@@ -17,8 +17,7 @@ export async function handlePatch(input: HandlerInput): Promise<void> {
   if (type === APPLY_PATCH) {
     const config = parseApplyConfig(input.body, q.fieldValidation, input.ctx.warnings);
     const out = await input.storage.apply(input.ctx, input.name, config, { fieldManager: q.fieldManager, force: q.force });
-    respondObject(input, out.created ? 201 : 200, out.object);
-    return;
+    return respondObject(input, out.created ? 201 : 200, out.object);
   }
   const patch = parsePatch(type, input.body);
   const out = await input.storage.update(
@@ -34,7 +33,7 @@ export async function handlePatch(input: HandlerInput): Promise<void> {
     },
     { fieldManager: q.fieldManager, retryOnConflict: true },
   );
-  respondObject(input, out.created ? 201 : 200, out.object);
+  return respondObject(input, out.created ? 201 : 200, out.object);
 }
 
 /** A patch may not rename the object. */

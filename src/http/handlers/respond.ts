@@ -11,8 +11,9 @@ import { header } from '../endpoint.js';
 import { negotiateResponse } from '../negotiation.js';
 import { writeBody, writeSerialized } from '../response-writer.js';
 import { servedJsonOf } from '../../registry/object-codec.js';
+import { JoinedJson } from '../joined-json.js';
 
-export function respondObject(input: HandlerInput, code: number, obj: unknown, tableAllowed = false): void {
+export function respondObject(input: HandlerInput, code: number, obj: unknown, tableAllowed = false): void | Promise<void> {
   const format = negotiateResponse(header(input.req, 'accept'), tableAllowed);
   if (format.kind === 'table') {
     const o = obj as KubeObject;
@@ -22,15 +23,14 @@ export function respondObject(input: HandlerInput, code: number, obj: unknown, t
       apiVersion: format.apiVersion,
       listMeta: { resourceVersion: o.metadata.resourceVersion ?? '' },
     });
-    writeBody(input.reply, code, table, { format: { kind: 'json' }, pretty: input.pretty, warnings: input.ctx.warnings });
-    return;
+    return writeBody(input.reply, code, table, { format: { kind: 'json' }, pretty: input.pretty, warnings: input.ctx.warnings });
   }
   const cached = format.kind === 'json' && !input.pretty ? servedJsonOf(obj as KubeObject) : undefined;
   if (cached) return writeSerialized(input.reply, code, 'application/json', cached, input.ctx.warnings);
-  writeBody(input.reply, code, obj, { format, pretty: input.pretty, warnings: input.ctx.warnings });
+  return writeBody(input.reply, code, obj, { format, pretty: input.pretty, warnings: input.ctx.warnings });
 }
 
-export function respondList(input: HandlerInput, items: KubeObject[], listMeta: ListMeta, tableAllowed = true): void {
+export function respondList(input: HandlerInput, items: KubeObject[], listMeta: ListMeta, tableAllowed = true): void | Promise<void> {
   const format = negotiateResponse(header(input.req, 'accept'), tableAllowed);
   const def = input.definition;
   if (format.kind === 'table') {
@@ -40,24 +40,21 @@ export function respondList(input: HandlerInput, items: KubeObject[], listMeta: 
       apiVersion: format.apiVersion,
       listMeta,
     });
-    writeBody(input.reply, 200, table, { format: { kind: 'json' }, pretty: input.pretty, warnings: input.ctx.warnings });
-    return;
+    return writeBody(input.reply, 200, table, { format: { kind: 'json' }, pretty: input.pretty, warnings: input.ctx.warnings });
   }
   const list = { kind: def.listKind, apiVersion: apiVersionOf(def), metadata: listMeta, items };
   if (format.kind === 'json' && !input.pretty) return writeSerialized(input.reply, 200, 'application/json', jsonList(list), input.ctx.warnings);
-  writeBody(input.reply, 200, list, { format, pretty: input.pretty, warnings: input.ctx.warnings });
+  return writeBody(input.reply, 200, list, { format, pretty: input.pretty, warnings: input.ctx.warnings });
 }
 
-const COMMA = Buffer.from(',');
-
-/** `JSON.stringify(list)` and a newline, with each stored item's cached bytes copied in. */
-function jsonList(list: { kind: string; apiVersion: string; metadata: ListMeta; items: KubeObject[] }): Buffer {
-  const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`)];
-  list.items.forEach((item, i) => {
-    if (i) parts.push(COMMA);
-    const cached = servedJsonOf(item);
-    parts.push(cached ? cached.subarray(0, cached.length - 1) : Buffer.from(JSON.stringify(item)));
-  });
-  parts.push(Buffer.from(']}\n'));
-  return Buffer.concat(parts);
+/**
+ * `JSON.stringify(list)` and a newline, joined from each stored item's cached bytes (shared, not
+ * copied until written: joined-json.ts); an item with none is serialized here.
+ */
+function jsonList(list: { kind: string; apiVersion: string; metadata: ListMeta; items: KubeObject[] }): JoinedJson {
+  const head = Buffer.from(`{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`);
+  const items = list.items.map((item) => servedJsonOf(item) ?? Buffer.from(`${JSON.stringify(item)}\n`));
+  return new JoinedJson(head, items, LIST_TAIL);
 }
+
+const LIST_TAIL = Buffer.from(']}\n');

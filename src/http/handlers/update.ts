@@ -16,5 +16,5 @@ export async function handleUpdate(input: HandlerInput): Promise<void> {
   }
   obj.metadata.name = input.name;
   const out = await input.storage.update(input.ctx, input.name, () => obj, { fieldManager: q.fieldManager });
-  respondObject(input, out.created ? 201 : 200, out.object);
+  return respondObject(input, out.created ? 201 : 200, out.object);
 }
