@@ -52,6 +52,8 @@ export interface OverloadResult {
   baseline: { readyz: ProbeStats; get: ProbeStats; rssBytes: number };
   storm: { readyz: ProbeStats; get: ProbeStats; peakRssBytes: number };
   recovery: { readyz: ProbeStats; get: ProbeStats; rssBytes: number };
+  /** A server holding the storm's objects, restarted on its data and idle (filled in by the caller). */
+  atRest?: { objects: number; rssBytes: number };
 }
 
 /** The server's resident set size, from /proc (Linux). */

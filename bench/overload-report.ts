@@ -2,7 +2,10 @@
 // server, same run) and each target of issue #12 with met / NOT met:
 // - /readyz and another client's GET during the storm: p99 < 100 ms, none failed;
 // - every storm request answered (a 429 is an answer; a connection error or a timeout is not);
-// - memory bounded: peak RSS at most PEAK_RSS_TARGET × the idle server's;
+// - memory bounded: peak RSS at most PEAK_RSS_TARGET × that of a server holding the same objects
+//   at rest (restarted on the storm's data). The storm creates thousands of objects, which any
+//   server must hold; what the target bounds is the storm's own share: connections, requests in
+//   flight, bodies being written. The ratio to the empty idle server is printed beside it;
 // - recovery: the probes back under 100 ms p99 after the storm.
 // The slowest probes are listed with when they happened in the storm (the handshake storm comes
 // in its first seconds), so a miss says where to look.
@@ -29,6 +32,7 @@ export function overloadReport(r: OverloadResult, o: OverloadOptions): string[] 
     .map(([c, n]) => `${c}: ${n}`)
     .join(', ');
   const peak = r.storm.peakRssBytes / r.baseline.rssBytes;
+  const atRest = r.atRest ? r.storm.peakRssBytes / r.atRest.rssBytes : NaN;
   return [
     `\noverload: ${o.connections} connections (half creating, half listing everything) for ${(o.durationMs / 1000).toFixed(0)} s, as an ordinary user: ` +
       `${r.responses} responses (${codes}); answered 429: ${(r.share429 * 100).toFixed(1)}%${r.share429 === 0 ? ' (no limit triggered)' : ''}; ` +
@@ -36,7 +40,10 @@ export function overloadReport(r: OverloadResult, o: OverloadOptions): string[] 
     `  storm requests unanswered (connection errors, timeouts): ${r.errors} (target 0: ${met(r.errors === 0)})`,
     `  during the storm, another client: ${probe('/readyz', r.storm.readyz, r.baseline.readyz, true)}; ${probe('GET one object', r.storm.get, r.baseline.get, true)}`,
     `    slowest /readyz: ${slowest(r.storm.readyz)}; slowest GET: ${slowest(r.storm.get)} (seconds after the storm began)`,
-    `  server RSS: ${mb(r.baseline.rssBytes)} idle, peak ${mb(r.storm.peakRssBytes)} (${peak.toFixed(1)}×; target ≤ ${PEAK_RSS_TARGET}×: ${met(peak <= PEAK_RSS_TARGET)})`,
+    r.atRest
+      ? `  server RSS: peak ${mb(r.storm.peakRssBytes)}; the same ${r.atRest.objects} objects at rest ${mb(r.atRest.rssBytes)} ` +
+        `(peak ${atRest.toFixed(1)}× that; target ≤ ${PEAK_RSS_TARGET}×: ${met(atRest <= PEAK_RSS_TARGET)}); empty and idle ${mb(r.baseline.rssBytes)} (peak ${peak.toFixed(1)}× that)`
+      : `  server RSS: ${mb(r.baseline.rssBytes)} idle, peak ${mb(r.storm.peakRssBytes)} (${peak.toFixed(1)}×; target ≤ ${PEAK_RSS_TARGET}×: ${met(peak <= PEAK_RSS_TARGET)})`,
     `  recovery, ${(o.recoveryMs / 1000).toFixed(0)} s after: ${probe('/readyz', r.recovery.readyz, r.baseline.readyz, true)}; ${probe('GET one object', r.recovery.get, r.baseline.get, true)}; ` +
       `RSS ${mb(r.recovery.rssBytes)} (${(r.recovery.rssBytes / r.baseline.rssBytes).toFixed(1)}× idle)`,
   ];

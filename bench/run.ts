@@ -17,7 +17,7 @@ import { benchCtbValidation } from './ctb-validation-bench.js';
 import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-bench.js';
 import { benchPatchTypes } from './patch-bench.js';
 import { benchListFromCache } from './list-bench.js';
-import { benchOverload } from './overload-bench.js';
+import { benchOverload, rssOf } from './overload-bench.js';
 import { overloadReport } from './overload-report.js';
 import { benchEtcd } from './etcd-bench.js';
 
@@ -169,7 +169,8 @@ async function main(): Promise<void> {
       watchDataDirs.push(users);
       writeFileSync(join(users, 'tokens.csv'), 'storm-token,storm,uid-storm,\nprobe-token,prober,uid-prober,\n');
       writeFileSync(join(users, 'policy.yaml'), OVERLOAD_POLICY);
-      const s = await startApiServer(process.env.BENCH_OVERLOAD_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_OVERLOAD_PROF] : [], ['--token-auth-file', join(users, 'tokens.csv'), '--authorization-policy-file', join(users, 'policy.yaml')]);
+      const userArgs = ['--token-auth-file', join(users, 'tokens.csv'), '--authorization-policy-file', join(users, 'policy.yaml')];
+      const s = await startApiServer(process.env.BENCH_OVERLOAD_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_OVERLOAD_PROF] : [], userArgs);
       children.push(s.child);
       watchDataDirs.push(s.dataDir);
       const connections = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 2000);
@@ -180,6 +181,14 @@ async function main(): Promise<void> {
         { url: s.url, ca: s.ca, token: 'storm-token', probeToken: 'probe-token', pid: s.child.pid!, getPath: `${SC}/probe-target`, listPath: SC, createPath: SC, createBody: JSON.stringify({ ...scidr('', 1), metadata: { generateName: 'storm-' } }) },
         options,
       );
+      // The same objects at rest: the storm leaves thousands of objects behind, which any server
+      // holding them needs memory for. Restarted on the storm's data, listed once, then measured.
+      await stop(s.child);
+      const rest = await startApiServer([], userArgs, s.dataDir);
+      children.push(rest.child);
+      const objects = (JSON.parse((await fetchBody(rest, SC)).toString()) as { items: unknown[] }).items.length;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      r.atRest = { objects, rssBytes: rssOf(rest.child.pid!) };
       for (const line of overloadReport(r, options)) console.log(line);
     }
 
