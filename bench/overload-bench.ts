@@ -134,10 +134,10 @@ export async function benchOverload(t: OverloadTarget, o: OverloadOptions): Prom
     const half = Math.max(1, Math.floor(o.connections / 2));
     [creates, lists] = await Promise.all([storm(t, 'POST', t.createPath, half, o.durationMs, t.createBody), storm(t, 'GET', t.listPath, o.connections - half, o.durationMs)]);
   });
-  clearInterval(sampler);
-
   await sleep(o.recoveryMs);
   const recovery = await probeWhile(t, () => sleep(3000));
+  // The peak counts the recovery too: memory freed by the storm's end may be retaken after it.
+  clearInterval(sampler);
 
   const byStatus: Record<string, number> = {};
   for (const r of [creates, lists]) {

@@ -26,6 +26,7 @@ import type { HealthChecks } from './health.js';
 import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
 import { selfReviewDiscovery } from './self-review.js';
 import { observedBody, writeStatus } from './response-writer.js';
+import { responseClosed } from './response-closed.js';
 import { EventLoopLag } from './event-loop-lag.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -186,7 +187,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
 
   const states = new WeakMap<FastifyRequest, RequestState>();
   /** Open watch responses (see close()). */
-  const streams = new Set<{ once(event: 'close', listener: () => void): unknown; closed: boolean }>();
+  const streams = new Set<FastifyReply['raw']>();
   async function handler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
     // is neither audited nor counted, as an HTTP/1.1 head too large is not).
@@ -218,7 +219,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       render(req, reply, err, state.logger);
     }
     // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
-    if (state.longRunning && !reply.raw.closed) {
+    if (state.longRunning && !responseClosed(reply.raw)) {
       streams.add(reply.raw);
       reply.raw.once('close', () => streams.delete(reply.raw));
     }
@@ -276,7 +277,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       // Every watch ends its response on the abort; wait (briefly) for the ends to reach the
       // clients before closing connections, or Node's close would cut a stream mid-chunk.
       await Promise.race([
-        Promise.all([...streams].map((r) => (r.closed ? undefined : new Promise<void>((resolve) => r.once('close', resolve))))),
+        Promise.all([...streams].map((r) => (responseClosed(r) ? undefined : new Promise<void>((resolve) => r.once('close', resolve))))),
         new Promise<void>((resolve) => setTimeout(resolve, STREAM_END_GRACE_MS).unref()),
       ]);
       // HTTP/2 connections stay open between streams: ask each to finish its streams and go.

@@ -138,6 +138,16 @@ describe('WatchStream', () => {
     assert.equal(stopping.sink.next({ type: 'ADDED', object: obj('late') }), false, 'nothing is written after the end');
     assert.deepEqual(stopping.res.lines, []);
   });
+
+  test('a watch whose client left during its setup is never started, on either protocol', () => {
+    for (const gone of [{ closed: true }, { stream: { closed: true, destroyed: true } }]) {
+      const res = Object.assign(new FakeResponse(), gone);
+      const watch = new FakeWatch();
+      new WatchStream(res, watch, { encode: () => '', lifetimeMs: 1000, serverClosing: new AbortController().signal, logger: silent });
+      assert.equal(watch.sink, undefined, JSON.stringify(gone));
+      assert.equal(watch.stopped, 1);
+    }
+  });
 });
 
 test('an HTTP/1.1 watch lowers its socket buffer to a small mark for its lifetime', () => {

@@ -7,6 +7,7 @@ import type { KubeObject } from '../apimachinery/object-meta.js';
 import type { Logger } from '../apimachinery/request-context.js';
 import { internal, isStatusError } from '../apimachinery/status-error.js';
 import type { ObjectWatch, ObjectWatchEvent } from '../registry/rest-storage.js';
+import { responseClosed } from './response-closed.js';
 
 /** A watch whose client takes nothing for this long is ended. */
 const STUCK_CLIENT_MS = 60_000;
@@ -20,7 +21,9 @@ export interface WatchResponse {
   destroy(): unknown;
   readonly writableNeedDrain: boolean;
   readonly writableEnded: boolean;
-  readonly destroyed: boolean;
+  /** HTTP/1.1: over; HTTP/2 has only its stream's (response-closed.ts). */
+  readonly closed?: boolean;
+  readonly stream?: { readonly closed: boolean; readonly destroyed: boolean };
   on(event: 'drain' | 'close', listener: () => void): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
@@ -72,7 +75,7 @@ export class WatchStream {
     res.once('close', this.finish);
     o.serverClosing.addEventListener('abort', this.finish, { once: true });
     // The client may have gone, or the server begun to stop, while the watch was being set up.
-    if (o.serverClosing.aborted || res.destroyed) this.finish();
+    if (o.serverClosing.aborted || responseClosed(res)) this.finish();
     else watch.start(this);
   }
 

@@ -145,6 +145,21 @@ describe('overload protection', () => {
     await eventually('bob writes once the slot is back', async () => (await server.request('POST', SC, { ...tok('bob'), body: cidr('overload-b') })).status === 201);
   });
 
+  test('requests whose HTTP/2 client left while they waited for their turn give their slots back', async () => {
+    // A burst bigger than one turn's budget (turn-budget.ts): most requests wait for later turns,
+    // and the client is gone before they start. Node's HTTP/2 response has no `closed`: a check
+    // of it alone let such requests take a slot whose 'close' had already passed, for good.
+    for (let round = 0; round < 3; round++) {
+      const session = http2.connect(server.url, { ca: server.caCertPem });
+      session.on('error', () => undefined);
+      await new Promise<void>((resolve) => session.once('connect', () => resolve()));
+      for (let i = 0; i < 40; i++) session.request({ ':path': SC, authorization: 'Bearer alice-token' }).on('error', () => undefined);
+      session.destroy();
+    }
+    await eventually('alice is served once the streams are gone', async () => (await server.request('GET', SC, tok('alice'))).status === 200);
+    await eventually('bob is served too', async () => (await h2(server, 'bob-token', { ':path': SC })).status === 200);
+  });
+
   test('2,000 idle connections do not keep a health check or a client out', async () => {
     const sockets: net.Socket[] = [];
     try {

@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger, RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
 import type { RequestAudit } from '../audit-log.js';
+import { responseClosed } from '../response-closed.js';
 
 /** What the filters learn about a request as it goes down the chain. */
 export interface RequestState {
@@ -49,13 +50,13 @@ export class Cancellation {
   private controller: AbortController | undefined;
   private cancelled = false;
 
-  constructor(private readonly response: { readonly closed?: boolean; once(event: 'close', listener: () => void): unknown }) {}
+  constructor(private readonly response: Parameters<typeof responseClosed>[0] & { once(event: 'close', listener: () => void): unknown }) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {
       const controller = new AbortController();
       this.controller = controller;
-      if (this.cancelled || this.response.closed) controller.abort();
+      if (this.cancelled || responseClosed(this.response)) controller.abort();
       else this.response.once('close', () => controller.abort());
     }
     return this.controller.signal;
@@ -63,7 +64,7 @@ export class Cancellation {
 
   /** Whether the work should stop; cheap (no AbortController made), for checks on the hot path. */
   get aborted(): boolean {
-    return this.cancelled || this.response.closed === true || this.controller?.signal.aborted === true;
+    return this.cancelled || responseClosed(this.response) || this.controller?.signal.aborted === true;
   }
 
   cancel(): void {

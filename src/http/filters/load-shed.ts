@@ -13,6 +13,7 @@ import { tooManyRequests } from '../../apimachinery/status-error.js';
 import { requestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
 import { effectiveUser, passThrough, type Filter } from './filter.js';
 import type { WorkEstimator } from './work-estimate.js';
+import { responseClosed } from '../response-closed.js';
 
 const PRIVILEGED_GROUP = 'system:masters';
 const RETRY_AFTER_SECONDS = 1;
@@ -62,7 +63,7 @@ export function loadShedFilter(o: LoadShedOptions): Filter {
       // burst that every other client's request waits behind.
       if (rejectDelayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, rejectDelayMs * (0.5 + Math.random())));
       // The client went away meanwhile: nothing to answer (no Status built for nobody).
-      if (s.reply.raw.closed) return;
+      if (responseClosed(s.reply.raw)) return;
       throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
     }
     started.set(who, mine);

@@ -11,6 +11,7 @@ import { tooManyRequests } from '../../apimachinery/status-error.js';
 import { effectiveUser, type Filter } from './filter.js';
 import { InflightPool } from './inflight-pool.js';
 import { WorkEstimator } from './work-estimate.js';
+import { responseClosed } from '../response-closed.js';
 import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
@@ -58,7 +59,7 @@ export function maxInFlightFilter(limits: InflightLimits, observer: RequestObser
     };
     // The seats are held until the response is over, as kube's are until it is written.
     s.reply.raw.once('close', release);
-    if (s.reply.raw.closed) release();
+    if (responseClosed(s.reply.raw)) release();
     return run(s, next);
   };
 }

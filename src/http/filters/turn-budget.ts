@@ -12,6 +12,7 @@
 
 import { effectiveUser, passThrough, type Filter } from './filter.js';
 import type { WorkEstimator } from './work-estimate.js';
+import { responseClosed } from '../response-closed.js';
 
 const PRIVILEGED_GROUP = 'system:masters';
 /** Seats a user may start per turn of the event loop. */
@@ -66,7 +67,7 @@ export function turnBudgetFilter(estimator: WorkEstimator, seatsPerTurn = SEATS_
     if (!queue) waiting.set(who, (queue = []));
     await new Promise<void>((go) => queue.push({ seats, go }));
     // Gone while it waited: nothing to start.
-    if (s.reply.raw.closed) return;
+    if (responseClosed(s.reply.raw)) return;
     return next();
   };
 }
