@@ -35,6 +35,9 @@ export interface LoadResult {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** h2load only: answers by status code, and requests never answered (errored, timed out). */
+  byStatus?: Record<string, number>;
+  unanswered?: number;
 }
 
 const TOOL: Record<Protocol, { command: string; versionArgs: string[]; debianPackage: string }> = {
@@ -151,17 +154,19 @@ export async function runH2load(spec: LoadSpec): Promise<LoadResult> {
     const elapsed = Number(finished[1]) / (finished[2] === 'ms' ? 1000 : 1);
     const counts = /requests: \d+ total, \d+ started, \d+ done, \d+ succeeded, \d+ failed, (\d+) errored, (\d+) timeout/.exec(out);
     const durations: number[] = [];
+    const byStatus: Record<string, number> = {};
     let other = 0;
     for (const line of readFileSync(log, 'utf8').split('\n')) {
       const [, status, micros] = line.split('\t');
       if (status === undefined || micros === undefined) continue;
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
       if (status.startsWith('2')) durations.push(Number(micros) / 1000);
       else other++;
     }
     durations.sort((a, b) => a - b);
     const pct = (p: number) => (durations.length ? durations[Math.min(durations.length - 1, Math.floor((p / 100) * durations.length))]! : NaN);
-    const errors = other + (counts ? Number(counts[1]) + Number(counts[2]) : 0);
-    return { requests: durations.length, errors, perSecond: durations.length / elapsed, p50Ms: pct(50), p99Ms: pct(99) };
+    const unanswered = counts ? Number(counts[1]) + Number(counts[2]) : 0;
+    return { requests: durations.length, errors: other + unanswered, perSecond: durations.length / elapsed, p50Ms: pct(50), p99Ms: pct(99), byStatus, unanswered };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,14 +1,18 @@
 // `npm run bench -- overload`: a storm of connections (default 2,000: half creating, half
-// listing everything) for a fixed time (default 30 s) against a fresh server, beside a baseline
+// listing everything) for a fixed time (default 30 s) against a fresh server, over HTTP/1.1
+// (autocannon) or HTTP/2 (h2load, what kubectl and client-go speak), beside a baseline
 // taken in the same run on the same server before the storm. Reports the share of requests
 // answered 429 (the in-flight limits and load shedding), what another client sees meanwhile (p99
 // of /readyz and of a single GET, from a worker thread with its own connection, as another
 // ordinary user), the server's peak RSS, and recovery: the same probes and the RSS after the
-// storm. The storm is an ordinary user: system:masters would be exempt from both by design.
+// storm, and the in-flight requests left once the storm's clients are gone (every seat must come
+// back). The storm is an ordinary user: system:masters would be exempt from both by design.
 
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { fetchBody } from './bench-server.js';
+import { runH2load } from './load-tools.js';
 
 export interface OverloadTarget {
   url: string;
@@ -17,6 +21,8 @@ export interface OverloadTarget {
   token: string;
   /** The probing client's token: another ordinary user. */
   probeToken: string;
+  /** An administrator's token (reads /metrics). */
+  adminToken: string;
   pid: number;
   /** A GET the probe times (an existing object). */
   getPath: string;
@@ -26,6 +32,7 @@ export interface OverloadTarget {
 }
 
 export interface OverloadOptions {
+  protocol: 'http/1.1' | 'h2';
   connections: number;
   durationMs: number;
   /** How long after the storm recovery is measured. */
@@ -52,6 +59,8 @@ export interface OverloadResult {
   baseline: { readyz: ProbeStats; get: ProbeStats; rssBytes: number };
   storm: { readyz: ProbeStats; get: ProbeStats; peakRssBytes: number };
   recovery: { readyz: ProbeStats; get: ProbeStats; rssBytes: number };
+  /** Requests the server still counted in flight after the recovery (the metrics read excluded). */
+  heldAfter: number;
   /** A server holding the storm's objects, restarted on its data and idle (filled in by the caller). */
   atRest?: { objects: number; rssBytes: number };
 }
@@ -100,7 +109,33 @@ async function probeWhile(t: OverloadTarget, during: () => Promise<void>): Promi
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function storm(t: OverloadTarget, method: 'GET' | 'POST', path: string, connections: number, durationMs: number, body?: string): Promise<autocannon.Result> {
+/** One half of the storm, as counted: answers by status, 2xx answers, requests never answered. */
+interface StormResult {
+  byStatus: Record<string, number>;
+  ok: number;
+  unanswered: number;
+}
+
+async function storm(t: OverloadTarget, protocol: OverloadOptions['protocol'], method: 'GET' | 'POST', path: string, connections: number, durationMs: number, body?: string): Promise<StormResult> {
+  if (protocol === 'h2') {
+    const r = await runH2load({ url: t.url, path, method, connections, durationMs, headers: { authorization: `Bearer ${t.token}` }, ...(body ? { body } : {}) });
+    return { byStatus: r.byStatus ?? {}, ok: r.requests, unanswered: r.unanswered ?? 0 };
+  }
+  const r = await autocannonStorm(t, method, path, connections, durationMs, body);
+  const byStatus: Record<string, number> = {};
+  for (const [code, s] of Object.entries((r as unknown as { statusCodeStats: Record<string, { count: number }> }).statusCodeStats ?? {})) byStatus[code] = s.count;
+  return { byStatus, ok: r['2xx'], unanswered: r.errors + r.timeouts };
+}
+
+/** Requests in flight, from the server's own gauge (the metrics read itself is one). */
+async function inflightRequests(t: OverloadTarget): Promise<number> {
+  const text = (await fetchBody({ url: t.url, ca: t.ca, token: t.adminToken }, '/metrics')).toString();
+  let n = 0;
+  for (const m of text.matchAll(/^apiserver_current_inflight_requests\{[^}]*\} (\d+)$/gm)) n += Number(m[1]);
+  return n - 1;
+}
+
+function autocannonStorm(t: OverloadTarget, method: 'GET' | 'POST', path: string, connections: number, durationMs: number, body?: string): Promise<autocannon.Result> {
   return autocannon({
     url: `${t.url}${path}`,
     method,
@@ -128,32 +163,35 @@ export async function benchOverload(t: OverloadTarget, o: OverloadOptions): Prom
       // The server is gone; the storm's errors say so.
     }
   }, 250);
-  let creates!: autocannon.Result;
-  let lists!: autocannon.Result;
+  let creates!: StormResult;
+  let lists!: StormResult;
   const during = await probeWhile(t, async () => {
     const half = Math.max(1, Math.floor(o.connections / 2));
-    [creates, lists] = await Promise.all([storm(t, 'POST', t.createPath, half, o.durationMs, t.createBody), storm(t, 'GET', t.listPath, o.connections - half, o.durationMs)]);
+    [creates, lists] = await Promise.all([
+      storm(t, o.protocol, 'POST', t.createPath, half, o.durationMs, t.createBody),
+      storm(t, o.protocol, 'GET', t.listPath, o.connections - half, o.durationMs),
+    ]);
   });
   await sleep(o.recoveryMs);
   const recovery = await probeWhile(t, () => sleep(3000));
   // The peak counts the recovery too: memory freed by the storm's end may be retaken after it.
   clearInterval(sampler);
+  const heldAfter = await inflightRequests(t);
 
   const byStatus: Record<string, number> = {};
-  for (const r of [creates, lists]) {
-    for (const [code, s] of Object.entries((r as unknown as { statusCodeStats: Record<string, { count: number }> }).statusCodeStats ?? {})) byStatus[code] = (byStatus[code] ?? 0) + s.count;
-  }
+  for (const r of [creates, lists]) for (const [code, n] of Object.entries(r.byStatus)) byStatus[code] = (byStatus[code] ?? 0) + n;
   const responses = Object.values(byStatus).reduce((a, b) => a + b, 0);
   const seconds = o.durationMs / 1000;
   return {
     responses,
     byStatus,
-    errors: creates.errors + creates.timeouts + lists.errors + lists.timeouts,
+    errors: creates.unanswered + lists.unanswered,
     share429: responses ? (byStatus['429'] ?? 0) / responses : 0,
-    createsPerSecond: creates['2xx'] / seconds,
-    listsPerSecond: lists['2xx'] / seconds,
+    createsPerSecond: creates.ok / seconds,
+    listsPerSecond: lists.ok / seconds,
     baseline: { ...baseline, rssBytes: rssBefore },
     storm: { ...during, peakRssBytes: peakRss },
     recovery: { ...recovery, rssBytes: rssOf(t.pid) },
+    heldAfter,
   };
 }

@@ -6,7 +6,8 @@
 //   at rest (restarted on the storm's data). The storm creates thousands of objects, which any
 //   server must hold; what the target bounds is the storm's own share: connections, requests in
 //   flight, bodies being written. The ratio to the empty idle server is printed beside it;
-// - recovery: the probes back under 100 ms p99 after the storm.
+// - recovery: the probes back under 100 ms p99 after the storm, and no request left in flight
+//   (every seat of the in-flight limit given back once the storm's clients are gone).
 // The slowest probes are listed with when they happened in the storm (the handshake storm comes
 // in its first seconds), so a miss says where to look.
 
@@ -34,7 +35,7 @@ export function overloadReport(r: OverloadResult, o: OverloadOptions): string[] 
   const peak = r.storm.peakRssBytes / r.baseline.rssBytes;
   const atRest = r.atRest ? r.storm.peakRssBytes / r.atRest.rssBytes : NaN;
   return [
-    `\noverload: ${o.connections} connections (half creating, half listing everything) for ${(o.durationMs / 1000).toFixed(0)} s, as an ordinary user: ` +
+    `\noverload over ${o.protocol === 'h2' ? 'HTTP/2 (h2load)' : 'HTTP/1.1 (autocannon)'}: ${o.connections} connections (half creating, half listing everything) for ${(o.durationMs / 1000).toFixed(0)} s, as an ordinary user: ` +
       `${r.responses} responses (${codes}); answered 429: ${(r.share429 * 100).toFixed(1)}%${r.share429 === 0 ? ' (no limit triggered)' : ''}; ` +
       `creates ${r.createsPerSecond.toFixed(0)}/s, full lists ${r.listsPerSecond.toFixed(0)}/s`,
     `  storm requests unanswered (connection errors, timeouts): ${r.errors} (target 0: ${met(r.errors === 0)})`,
@@ -44,6 +45,7 @@ export function overloadReport(r: OverloadResult, o: OverloadOptions): string[] 
       ? `  server RSS: peak ${mb(r.storm.peakRssBytes)}; the same ${r.atRest.objects} objects at rest ${mb(r.atRest.rssBytes)} ` +
         `(peak ${atRest.toFixed(1)}× that; target ≤ ${PEAK_RSS_TARGET}×: ${met(atRest <= PEAK_RSS_TARGET)}); empty and idle ${mb(r.baseline.rssBytes)} (peak ${peak.toFixed(1)}× that)`
       : `  server RSS: ${mb(r.baseline.rssBytes)} idle, peak ${mb(r.storm.peakRssBytes)} (${peak.toFixed(1)}×; target ≤ ${PEAK_RSS_TARGET}×: ${met(peak <= PEAK_RSS_TARGET)})`,
+    `  requests still in flight once the storm's clients are gone: ${r.heldAfter} (target 0: ${met(r.heldAfter === 0)})`,
     `  recovery, ${(o.recoveryMs / 1000).toFixed(0)} s after: ${probe('/readyz', r.recovery.readyz, r.baseline.readyz, true)}; ${probe('GET one object', r.recovery.get, r.baseline.get, true)}; ` +
       `RSS ${mb(r.recovery.rssBytes)} (${(r.recovery.rssBytes / r.baseline.rssBytes).toFixed(1)}× idle)`,
   ];

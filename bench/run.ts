@@ -17,7 +17,8 @@ import { benchCtbValidation } from './ctb-validation-bench.js';
 import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-bench.js';
 import { benchPatchTypes } from './patch-bench.js';
 import { benchListFromCache } from './list-bench.js';
-import { benchOverload, rssOf } from './overload-bench.js';
+import { benchOverload, rssOf, type OverloadOptions } from './overload-bench.js';
+import { missingToolNote, toolAvailable } from './load-tools.js';
 import { overloadReport } from './overload-report.js';
 import { benchEtcd } from './etcd-bench.js';
 
@@ -170,26 +171,37 @@ async function main(): Promise<void> {
       writeFileSync(join(users, 'tokens.csv'), 'storm-token,storm,uid-storm,\nprobe-token,prober,uid-prober,\n');
       writeFileSync(join(users, 'policy.yaml'), OVERLOAD_POLICY);
       const userArgs = ['--token-auth-file', join(users, 'tokens.csv'), '--authorization-policy-file', join(users, 'policy.yaml')];
-      const s = await startApiServer(process.env.BENCH_OVERLOAD_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_OVERLOAD_PROF] : [], userArgs);
-      children.push(s.child);
-      watchDataDirs.push(s.dataDir);
       const connections = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 2000);
       const durationMs = Number(process.env.BENCH_OVERLOAD_DURATION_MS ?? 30_000);
-      await fetchBody(s, SC, 'POST', JSON.stringify(scidr('probe-target', 3)));
-      const options = { connections, durationMs, recoveryMs: Number(process.env.BENCH_OVERLOAD_RECOVERY_MS ?? 10_000) };
-      const r = await benchOverload(
-        { url: s.url, ca: s.ca, token: 'storm-token', probeToken: 'probe-token', pid: s.child.pid!, getPath: `${SC}/probe-target`, listPath: SC, createPath: SC, createBody: JSON.stringify({ ...scidr('', 1), metadata: { generateName: 'storm-' } }) },
-        options,
-      );
-      // The same objects at rest: the storm leaves thousands of objects behind, which any server
-      // holding them needs memory for. Restarted on the storm's data, listed once, then measured.
-      await stop(s.child);
-      const rest = await startApiServer([], userArgs, s.dataDir);
-      children.push(rest.child);
-      const objects = (JSON.parse((await fetchBody(rest, SC)).toString()) as { items: unknown[] }).items.length;
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      r.atRest = { objects, rssBytes: rssOf(rest.child.pid!) };
-      for (const line of overloadReport(r, options)) console.log(line);
+      const recoveryMs = Number(process.env.BENCH_OVERLOAD_RECOVERY_MS ?? 10_000);
+      // HTTP/1.1 (autocannon) and HTTP/2 (h2load: kubectl's and client-go's protocol), each on a fresh server.
+      const protocols = (process.env.BENCH_OVERLOAD_PROTOCOLS ?? 'http/1.1,h2').split(',') as OverloadOptions['protocol'][];
+      for (const protocol of protocols) {
+        if (protocol === 'h2' && !toolAvailable('h2')) {
+          console.log(`\noverload over HTTP/2: ${missingToolNote('h2')}`);
+          continue;
+        }
+        const s = await startApiServer(process.env.BENCH_OVERLOAD_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_OVERLOAD_PROF] : [], userArgs);
+        children.push(s.child);
+        watchDataDirs.push(s.dataDir);
+        await fetchBody(s, SC, 'POST', JSON.stringify(scidr('probe-target', 3)));
+        const options: OverloadOptions = { protocol, connections, durationMs, recoveryMs };
+        const createBody = JSON.stringify({ ...scidr('', 1), metadata: { generateName: 'storm-' } });
+        const r = await benchOverload(
+          { url: s.url, ca: s.ca, token: 'storm-token', probeToken: 'probe-token', adminToken: s.token, pid: s.child.pid!, getPath: `${SC}/probe-target`, listPath: SC, createPath: SC, createBody },
+          options,
+        );
+        // The same objects at rest: the storm leaves thousands of objects behind, which any server
+        // holding them needs memory for. Restarted on the storm's data, listed once, then measured.
+        await stop(s.child);
+        const rest = await startApiServer([], userArgs, s.dataDir);
+        children.push(rest.child);
+        const objects = (JSON.parse((await fetchBody(rest, SC)).toString()) as { items: unknown[] }).items.length;
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        r.atRest = { objects, rssBytes: rssOf(rest.child.pid!) };
+        await stop(rest.child);
+        for (const line of overloadReport(r, options)) console.log(line);
+      }
     }
 
     if (runs('ctb')) {

@@ -73,9 +73,13 @@ export function writePaced(res: RawResponse, code: number, headers: OutgoingHttp
 /**
  * Cuts off a response that has begun, as Go's server does for a handler that aborts: an HTTP/1.1
  * connection is closed; an HTTP/2 stream is reset with INTERNAL_ERROR (a reset without an error
- * code would read as a normal end to the client, with the body short).
+ * code would read as a normal end to the client, with the body short) and destroyed at once, so
+ * that it is over here even when its connection no longer moves: Node sometimes stops reading
+ * and writing an HTTP/2 connection whose client left with data unread, and a stream only reset
+ * would then wait for its 'close' for ever (and hold whatever waits for it: in-flight seats).
  */
 export function abortResponse(res: RawResponse): void {
-  if ('stream' in res) res.stream.close(constants.NGHTTP2_INTERNAL_ERROR);
-  else res.destroy();
+  if (!('stream' in res)) return void res.destroy();
+  res.stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+  res.stream.destroy();
 }

@@ -25,7 +25,7 @@ import { authorizationFilter } from './authorization.js';
 import { compose, type RequestState } from './filter.js';
 import { impersonationFilter } from './impersonation.js';
 import { loadShedFilter } from './load-shed.js';
-import { maxInFlightFilter, type InflightLimits } from './max-in-flight.js';
+import { maxInFlightFilter, SEAT_GRACE_MS, type InflightLimits } from './max-in-flight.js';
 import { metricsFilter } from './metrics.js';
 import { requestInfoFilter } from './request-info.js';
 import type { RequestObserver } from '../../apimachinery/request-observer.js';
@@ -60,7 +60,7 @@ export function buildChain(o: ChainOptions, handler: (state: RequestState) => Pr
       auditFilter,
       loadShedFilter({ maxDelayMs: o.maxEventLoopDelayMs, lag: o.eventLoopLag, estimator, observer: o.observer }),
       turnBudgetFilter(estimator),
-      maxInFlightFilter(o.limits, o.observer, estimator),
+      maxInFlightFilter(o.limits, o.observer, estimator, o.requestTimeoutMs > 0 ? o.requestTimeoutMs + SEAT_GRACE_MS : 0),
       authorizationFilter(o.authorizer),
       metricsFilter(o.observer, o.served),
       timeoutFilter(o.requestTimeoutMs),

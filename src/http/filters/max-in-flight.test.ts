@@ -101,6 +101,26 @@ test('a wide request takes several seats, never more than one user share', () =>
   assert.equal(pool.tryAcquire('c', 10), true);
 });
 
+test('seats not given back by the request deadline are taken back, and the response cut off', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const obs = recorder();
+  const filter = maxInFlightFilter({ maxRequestsInflight: 2, maxMutatingRequestsInflight: 1 }, obs, undefined, 10_000);
+  const stuck = exchange('GET', SC, 'a');
+  let cutOff = 0;
+  Object.assign(stuck.state.reply.raw, { destroy: () => void cutOff++ });
+  await filter(stuck.state, async () => {});
+  const done = exchange('GET', SC, 'b');
+  await filter(done.state, async () => {});
+  done.close();
+  t.mock.timers.tick(9_000);
+  assert.equal(obs.inflightNow.readOnly, 1, 'held until the deadline');
+  t.mock.timers.tick(1_000);
+  assert.equal(obs.inflightNow.readOnly, 0);
+  assert.equal(cutOff, 1, 'the response that never ended is cut off');
+  stuck.close();
+  assert.equal(obs.inflightNow.readOnly, 0, 'a late close gives nothing back twice');
+});
+
 test('a list of many objects holds more seats: after a list of 950 objects the next takes 10 of the pool', async () => {
   const filter = maxInFlightFilter({ maxRequestsInflight: 20, maxMutatingRequestsInflight: 1 }, recorder());
   // A list reporting 950 objects teaches the estimate; it ends at once.

@@ -6,24 +6,34 @@
 // request is refused at once with 429 and Retry-After: 1. Never limited: long-running requests
 // (watches), the health and version paths, and system:masters (kube lets the super-user
 // through so an administrator can always act). A limit of 0 is no limit.
+// Seats come back at the latest shortly after the request timeout: a response still not over by
+// then (a client gone in a way Node never noticed, see paced-body.ts abortResponse) is cut off,
+// so no seat is kept for ever.
 
 import { tooManyRequests } from '../../apimachinery/status-error.js';
 import { effectiveUser, type Filter } from './filter.js';
 import { InflightPool } from './inflight-pool.js';
 import { WorkEstimator } from './work-estimate.js';
 import { responseClosed } from '../response-closed.js';
+import { abortResponse } from '../paced-body.js';
 import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 const PRIVILEGED_GROUP = 'system:masters';
 const RETRY_AFTER_SECONDS = 1;
+/** How long past the request timeout a response may take to end before its seats are taken back. */
+export const SEAT_GRACE_MS = 5000;
 
 export interface InflightLimits {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
 }
 
-export function maxInFlightFilter(limits: InflightLimits, observer: RequestObserver, estimator = new WorkEstimator()): Filter {
+/**
+ * `seatDeadlineMs`: how long after its arrival a request's seats are taken back if its response
+ * is still not over (the request timeout plus SEAT_GRACE_MS; 0: never).
+ */
+export function maxInFlightFilter(limits: InflightLimits, observer: RequestObserver, estimator = new WorkEstimator(), seatDeadlineMs = 0): Filter {
   const pools: Record<RequestKind, InflightPool | undefined> = {
     readOnly: limits.maxRequestsInflight > 0 ? new InflightPool(limits.maxRequestsInflight) : undefined,
     mutating: limits.maxMutatingRequestsInflight > 0 ? new InflightPool(limits.maxMutatingRequestsInflight) : undefined,
@@ -51,15 +61,25 @@ export function maxInFlightFilter(limits: InflightLimits, observer: RequestObser
     }
     observer.inflight(kind, 1);
     let released = false;
+    let deadline: NodeJS.Timeout | undefined;
     const release = (): void => {
       if (released) return;
       released = true;
+      clearTimeout(deadline);
       pool.release(who, seats);
       observer.inflight(kind, -1);
     };
     // The seats are held until the response is over, as kube's are until it is written.
     s.reply.raw.once('close', release);
     if (responseClosed(s.reply.raw)) release();
+    else if (seatDeadlineMs > 0) {
+      deadline = setTimeout(() => {
+        s.logger.warn({ path: s.path, user: who }, 'response still not over past the request timeout: cut off, its in-flight seats taken back');
+        abortResponse(s.reply.raw);
+        release();
+      }, s.receivedAt + seatDeadlineMs - performance.now());
+      deadline.unref();
+    }
     return run(s, next);
   };
 }
