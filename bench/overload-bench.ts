@@ -61,6 +61,8 @@ export interface OverloadResult {
   recovery: { readyz: ProbeStats; get: ProbeStats; rssBytes: number };
   /** Requests the server still counted in flight after the recovery (the metrics read excluded). */
   heldAfter: number;
+  /** When the last of them was over, in ms after the storm ended (NaN: not within SEATS_BACK_WITHIN_MS). */
+  allBackAfterMs: number;
   /** A server holding the storm's objects, restarted on its data and idle (filled in by the caller). */
   atRest?: { objects: number; rssBytes: number };
 }
@@ -108,6 +110,8 @@ async function probeWhile(t: OverloadTarget, during: () => Promise<void>): Promi
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** The server's default --request-timeout (60 s), its seat grace (5 s) and a margin. */
+export const SEATS_BACK_WITHIN_MS = 70_000;
 
 /** One half of the storm, as counted: answers by status, 2xx answers, requests never answered. */
 interface StormResult {
@@ -172,11 +176,20 @@ export async function benchOverload(t: OverloadTarget, o: OverloadOptions): Prom
       storm(t, o.protocol, 'GET', t.listPath, o.connections - half, o.durationMs),
     ]);
   });
+  const stormEnded = Date.now();
   await sleep(o.recoveryMs);
   const recovery = await probeWhile(t, () => sleep(3000));
   // The peak counts the recovery too: memory freed by the storm's end may be retaken after it.
   clearInterval(sampler);
   const heldAfter = await inflightRequests(t);
+  // A response the client can no longer take ends at the latest at the request timeout: wait
+  // that long (bounded) for the last seat to come back.
+  let held = heldAfter;
+  while (held > 0 && Date.now() - stormEnded < SEATS_BACK_WITHIN_MS) {
+    await sleep(1000);
+    held = await inflightRequests(t);
+  }
+  const allBackAfterMs = held === 0 ? Date.now() - stormEnded : NaN;
 
   const byStatus: Record<string, number> = {};
   for (const r of [creates, lists]) for (const [code, n] of Object.entries(r.byStatus)) byStatus[code] = (byStatus[code] ?? 0) + n;
@@ -193,5 +206,6 @@ export async function benchOverload(t: OverloadTarget, o: OverloadOptions): Prom
     storm: { ...during, peakRssBytes: peakRss },
     recovery: { ...recovery, rssBytes: rssOf(t.pid) },
     heldAfter,
+    allBackAfterMs,
   };
 }
