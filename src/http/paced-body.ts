@@ -7,8 +7,9 @@
 // or 1,000 of them during a storm, then keeps every unsent list in native memory, and the TLS
 // buffer of each connection stays at its largest size until the connection closes. kube-apiserver
 // has the same bound built in: Go's handler blocks in Write while the client reads. Paced, a
-// connection holds at most one slice beyond the body itself, and the body (a Buffer the in-flight
-// seats already count, see filters/work-estimate.ts) is freed when the last slice is out.
+// connection holds at most one slice; a list's slices are copied from its items as they go
+// (joined-json.ts), so the whole body never exists, and how many large bodies are being written at
+// once is bounded by the in-flight seats (filters/work-estimate.ts: a large list is wide).
 //
 // The returned promise settles when the body is written or the response is gone, so the handler
 // (and with it the request timeout, filters/timeout.ts) lasts as long as the writing: a client
@@ -16,8 +17,9 @@
 
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http';
 import { constants, type Http2ServerResponse } from 'node:http2';
+import { responseClosed } from './response-closed.js';
 
-/** Bodies at least this big are paced; smaller ones are one write, as before. */
+/** Bodies at least this big are paced; smaller ones are one write. */
 export const PACED_BODY_BYTES = 256 * 1024;
 /** One slice: TLS records are 16 KiB, so four records per write. */
 export const PACED_SLICE_BYTES = 64 * 1024;
@@ -46,6 +48,8 @@ export function bufferBody(bytes: Buffer): SlicedBody {
 
 /** Writes the head, then the body a slice at a time; settles when done or abandoned. */
 export function writePaced(res: RawResponse, code: number, headers: OutgoingHttpHeaders, body: SlicedBody, sliceBytes = PACED_SLICE_BYTES): Promise<void> {
+  // Gone before the first byte: its 'close' has passed and will not come again.
+  if (responseClosed(res)) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const slices = body.slices(sliceBytes);
     const over = (): void => {

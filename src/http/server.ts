@@ -185,7 +185,6 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     dispatcher({ resources: opts.resources, nonResource, authorizer: opts.authorizer, serverClosing: closing.signal }),
   );
 
-  const states = new WeakMap<FastifyRequest, RequestState>();
   /** Open watch responses (see close()). */
   const streams = new Set<FastifyReply['raw']>();
   async function handler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -212,7 +211,6 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       longRunning: false,
       cancellation: new Cancellation(reply.raw),
     };
-    states.set(req, state);
     try {
       await chain(state);
     } catch (err) {

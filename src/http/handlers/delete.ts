@@ -13,7 +13,6 @@ export async function handleDelete(input: HandlerInput): Promise<void> {
   const out = await input.storage.delete(input.ctx, input.name, opts);
   if (!out.deleted) {
     return respondObject(input, opts.orphanDependents === false ? 202 : 200, out.object);
-    return;
   }
   const status = successStatus({ name: input.name, group: input.definition.group, kind: input.definition.plural, uid: out.object.metadata.uid });
   const { code: _code, ...body } = status;
