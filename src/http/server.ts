@@ -27,6 +27,7 @@ import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
 import { selfReviewDiscovery } from './self-review.js';
 import { observedBody, writeStatus } from './response-writer.js';
 import { responseClosed } from './response-closed.js';
+import { RequestLogger } from './request-logger.js';
 import { EventLoopLag } from './event-loop-lag.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -205,7 +206,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       query: new URLSearchParams(),
       pretty: false,
       info: emptyRequestInfo(),
-      logger: opts.logger.child({ requestId }),
+      logger: new RequestLogger(opts.logger, requestId),
       body: undefined,
       isPublic: false,
       longRunning: false,
