@@ -20,7 +20,7 @@ test('a request logger binds the request id, and makes its child only when the r
       return parent.child(b);
     },
   });
-  const quiet = new RequestLogger(counting, 'r-1');
+  new RequestLogger(counting, 'r-1');
   assert.equal(children, 0, 'nothing made for a request that never logs');
   const loud = new RequestLogger(counting, 'r-2');
   loud.warn({ path: '/x' }, 'first');
@@ -33,5 +33,4 @@ test('a request logger binds the request id, and makes its child only when the r
       ['r-2', undefined, 'second'],
     ],
   );
-  assert.ok(quiet);
 });

@@ -60,25 +60,23 @@ export class SortedKeys {
 
   /** Index of the first key not below `key`. */
   lowerBound(key: string): number {
-    const compare = this.orderFor(key);
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compare(this.keys[mid]!, key) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.search(key, false);
   }
 
   /** Index of the first key above `key`. */
   upperBound(key: string): number {
+    return this.search(key, true);
+  }
+
+  /** Binary search: the first key above `key` (`past`), or not below it. */
+  private search(key: string, past: boolean): number {
     const compare = this.orderFor(key);
     let lo = 0;
     let hi = this.keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compare(this.keys[mid]!, key) <= 0) lo = mid + 1;
+      const c = compare(this.keys[mid]!, key);
+      if (c < 0 || (past && c === 0)) lo = mid + 1;
       else hi = mid;
     }
     return lo;

@@ -30,8 +30,8 @@ export interface InflightLimits {
 }
 
 /**
- * `seatDeadlineMs`: how long after its arrival a request's seats are taken back if its response
- * is still not over (the request timeout plus SEAT_GRACE_MS; 0: never).
+ * `seatDeadlineMs`: how long after they were taken a request's seats are taken back if its
+ * response is still not over (the request timeout plus SEAT_GRACE_MS; 0: never).
  */
 export function maxInFlightFilter(limits: InflightLimits, observer: RequestObserver, estimator = new WorkEstimator(), seatDeadlineMs = 0): Filter {
   const pools: Record<RequestKind, InflightPool | undefined> = {
@@ -73,11 +73,13 @@ export function maxInFlightFilter(limits: InflightLimits, observer: RequestObser
     s.reply.raw.once('close', release);
     if (responseClosed(s.reply.raw)) release();
     else if (seatDeadlineMs > 0) {
+      // Counted from now, not from the arrival: one duration for every request keeps each timer
+      // an append to Node's list for that duration (this runs for every request).
       deadline = setTimeout(() => {
         s.logger.warn({ path: s.path, user: who }, 'response still not over past the request timeout: cut off, its in-flight seats taken back');
         abortResponse(s.reply.raw);
         release();
-      }, s.receivedAt + seatDeadlineMs - performance.now());
+      }, seatDeadlineMs);
       deadline.unref();
     }
     return run(s, next);
