@@ -13,6 +13,9 @@ const spki = (type: string, options: object = {}): Buffer =>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   (generateKeyPairSync as any)(type, options).publicKey.export({ type: 'spki', format: 'der' }) as Buffer;
 
+/** A P-256 SubjectPublicKeyInfo. */
+export const p256Key = (): Buffer => spki('ec', { namedCurve: 'prime256v1' });
+
 /** One SubjectPublicKeyInfo per key type (made once: DSA and RSA generation is slow). */
 export function keyInfos(): Record<string, Buffer> {
   return {
