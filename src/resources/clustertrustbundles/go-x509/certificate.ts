@@ -74,8 +74,18 @@ function extensionsValid(tbs: Der, rules: GoRules): { ok: boolean; isCA: boolean
   return processExtensions(exts, rules);
 }
 
-/** x509.ParseCertificate(der) succeeds (and then cert.IsCA). */
+/** x509.ParseCertificate(der) succeeds (and then cert.IsCA). Never throws. */
 export function parseGoCertificate(der: Uint8Array, rules: GoRules = GO_1_24): GoCertificate {
+  try {
+    return parse(der, rules);
+  } catch {
+    // Every read is bounds-checked; should a corner still throw, the certificate is refused
+    // (a 422) rather than the request failing with a 500.
+    return FAIL;
+  }
+}
+
+function parse(der: Uint8Array, rules: GoRules): GoCertificate {
   const input0 = Der.of(der);
   const cert = input0.readElement(SEQUENCE);
   if (!cert || cert.end !== der.length) return FAIL; // malformed certificate, or trailing data

@@ -123,9 +123,8 @@ export function mailboxValid(input: string): boolean {
         i++;
       } else break;
     }
-    if (local.length === 0) return false;
-    const text = String.fromCharCode(...local);
-    if (text.startsWith('.') || text.endsWith('.') || text.includes('..')) return false;
+    if (local.length === 0 || local[0] === 0x2e || local[local.length - 1] === 0x2e) return false;
+    for (let k = 1; k < local.length; k++) if (local[k] === 0x2e && local[k - 1] === 0x2e) return false;
   }
   if (i >= input.length || input[i] !== '@') return false;
   return domainLabelsValid(input.slice(i + 1));
