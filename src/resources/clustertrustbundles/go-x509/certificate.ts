@@ -39,7 +39,7 @@ function nameValid(raw: Der, rules: GoRules): boolean {
       const atv = set.read(SEQUENCE);
       if (!atv || !atv.readOid(rules)) return false;
       const value = atv.readAnyContents();
-      if (!value || !attributeStringValid(value.tag, value.der.bytes(), rules.go124)) return false;
+      if (!value || !attributeStringValid(value.tag, value.der.bytes())) return false;
     }
   }
   return true;

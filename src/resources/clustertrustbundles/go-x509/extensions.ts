@@ -24,7 +24,7 @@ const AIA = '1.3.6.1.5.5.7.1.1';
 
 const text = (d: Der): string => Buffer.from(d.b.buffer, d.b.byteOffset + d.pos, d.length).toString('latin1');
 
-function basicConstraints(v: Der, rules: GoRules): { ok: boolean; isCA: boolean } {
+function basicConstraints(v: Der): { ok: boolean; isCA: boolean } {
   const seq = v.read(SEQUENCE);
   if (!seq) return { ok: false, isCA: false };
   let isCA = false;
@@ -34,9 +34,8 @@ function basicConstraints(v: Der, rules: GoRules): { ok: boolean; isCA: boolean 
     isCA = b;
   }
   if (seq.peek(INTEGER)) {
-    // Go 1.22 reads the path length into a uint (no negative values); older Go into an int.
-    const n = rules.go124 ? seq.readUint64() : seq.readInt64();
-    if (n === undefined || n > 0x7fffffffffffffffn) return { ok: false, isCA: false };
+    // Read into an int: a negative path length is accepted (Go's development tree refuses it).
+    if (seq.readInt64() === undefined) return { ok: false, isCA: false };
   }
   return { ok: true, isCA };
 }
@@ -222,7 +221,7 @@ export function processExtensions(exts: Extension[], rules: GoRules): { ok: bool
           if (!v.readBitString()) return fail;
           break;
         case 19: {
-          const bc = basicConstraints(v, rules);
+          const bc = basicConstraints(v);
           if (!bc.ok) return fail;
           isCA = bc.isCA;
           break;

@@ -38,7 +38,7 @@ function validUtf8(b: Uint8Array): boolean {
 }
 
 /** parseASN1String: whether a name attribute value of `tag` is acceptable. */
-export function attributeStringValid(tag: number, value: Uint8Array, rejectBmpNonCharacters: boolean): boolean {
+export function attributeStringValid(tag: number, value: Uint8Array): boolean {
   switch (tag) {
     case T61:
       return true;
@@ -46,17 +46,9 @@ export function attributeStringValid(tag: number, value: Uint8Array, rejectBmpNo
       return value.every(isPrintable);
     case UTF8:
       return validUtf8(value);
-    case BMP: {
-      if (value.length % 2 !== 0) return false;
-      if (!rejectBmpNonCharacters) return true;
-      let end = value.length;
-      if (end >= 2 && value[end - 1] === 0 && value[end - 2] === 0) end -= 2; // terminator
-      for (let i = 0; i < end; i += 2) {
-        const point = (value[i]! << 8) | value[i + 1]!;
-        if (point === 0xfffe || point === 0xffff || (point >= 0xfdd0 && point <= 0xfdef) || (point >= 0xd800 && point <= 0xdfff)) return false;
-      }
-      return true;
-    }
+    case BMP:
+      // Only the length is checked (rejecting surrogates came after Go 1.24).
+      return value.length % 2 === 0;
     case IA5:
       return isIA5(value);
     case NUMERIC:
