@@ -1,5 +1,6 @@
 // ClusterTrustBundle validation of a 100-certificate bundle beside Node's own X.509 parse of
-// the same certificates (the floor any correct validation pays).
+// the same certificates (what validation cost when it parsed with OpenSSL; the Go-strict DER
+// parse of go-x509/ needs no OpenSSL and runs at a fraction of it).
 
 import { X509Certificate } from 'node:crypto';
 import { makeCACert } from '../test/fixtures/certs.js';

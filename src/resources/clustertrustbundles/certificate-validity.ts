@@ -3,8 +3,8 @@
 // signature, issuer, validity). The expiry gauge needs nothing else, and Node's X509Certificate
 // (OpenSSL decoding the whole certificate, public key included) costs about half a millisecond a
 // certificate: with thousands of trust bundles that was most of a restart. Stored bundles were
-// validated by X509Certificate on write; anything this reader does not understand answers
-// undefined and the caller falls back to X509Certificate.
+// validated on write (go-x509/); anything this reader does not understand (a time with an
+// offset, say) answers undefined and the caller falls back to X509Certificate.
 
 interface Tlv {
   tag: number;

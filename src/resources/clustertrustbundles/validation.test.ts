@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fieldErrorText, type FieldError } from '../../apimachinery/field-error.js';
 import { makeCACert, makeLeafCert, toPEM, type TestCert } from '../../../test/fixtures/certs.js';
 import { pemDecodeAll } from './pem-decode.js';
-import { isSingleDerSequence } from './x509-der.js';
+import { parseGoCertificate } from './go-x509/certificate.js';
 import { validateClusterTrustBundle, validateClusterTrustBundleUpdate, validateSignerName, validateTrustBundle } from './validation.js';
 import type { ClusterTrustBundle } from './types.js';
 
@@ -72,9 +72,9 @@ describe('Go pem.Decode semantics', () => {
 
 describe('DER strictness', () => {
   test('trailing bytes and non-minimal lengths are rejected', () => {
-    assert.equal(isSingleDerSequence(ca1.der), true);
-    assert.equal(isSingleDerSequence(Buffer.concat([ca1.der, Buffer.from([1, 2, 3])])), false);
-    assert.equal(isSingleDerSequence(Buffer.from([0x30, 0x81, 0x01, 0x00])), false);
+    assert.deepEqual(parseGoCertificate(ca1.der), { ok: true, isCA: true });
+    assert.deepEqual(parseGoCertificate(Buffer.concat([ca1.der, Buffer.from([1, 2, 3])])), { ok: false });
+    assert.deepEqual(parseGoCertificate(Buffer.from([0x30, 0x81, 0x01, 0x00])), { ok: false });
   });
 });
 

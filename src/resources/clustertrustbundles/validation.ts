@@ -1,12 +1,13 @@
 // ClusterTrustBundle validation in upstream order (metadata, spec.signerName, spec.trustBundle)
-// with upstream's paths, reasons and messages (reference/resources.md 2.2–2.3).
+// with upstream's paths, reasons and messages (reference/resources.md 2.2–2.3). Certificates are
+// judged by go-x509/, which accepts exactly what Go 1.24's x509.ParseCertificate accepts.
 
 import { FieldPath, fieldErrors, type FieldError } from '../../apimachinery/field-error.js';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain, type NameValidator } from '../../apimachinery/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta-validation.js';
 import { pemDecodeAll } from './pem-decode.js';
 import { MAX_TRUST_BUNDLE_BYTES, type ClusterTrustBundle } from './types.js';
-import { parseCertificate } from './x509-der.js';
+import { parseGoCertificate } from './go-x509/certificate.js';
 
 const signerPath = FieldPath.root('spec').child('signerName');
 const bundlePath = FieldPath.root('spec').child('trustBundle');
@@ -65,7 +66,7 @@ export function validateTrustBundle(bundle: string): FieldError[] {
     if (block.type !== 'CERTIFICATE') problem = `entry ${i} has bad block type: ${block.type}`;
     else if (Object.keys(block.headers).length > 0) problem = `entry ${i} has PEM block headers`;
     else {
-      const cert = parseCertificate(block.bytes);
+      const cert = parseGoCertificate(block.bytes);
       if (!cert.ok) problem = `entry ${i} does not parse as X.509`;
       else if (!cert.isCA) problem = `entry ${i} does not have the CA bit set`;
     }
