@@ -118,6 +118,11 @@ export async function removeWritten(target: EtcdPrefix, emptyAt: number, sourceV
     if (!doomed.length) return;
     const batch = doomed;
     doomed = [];
+    if (await guardedDelete(batch)) removed += batch.length;
+    // One key changed meanwhile fails its batch: then key by key, leaving only the changed ones.
+    else for (const d of batch) if (await guardedDelete([d])) removed++;
+  };
+  const guardedDelete = async (batch: { key: Buffer; mod: number }[]): Promise<boolean> => {
     const res = await target.call('delete what the migration wrote', () =>
       target.client.kv.txn({
         compare: batch.map((d) => ({ key: d.key, target: 'Mod' as const, result: 'Equal' as const, mod_revision: d.mod })),
@@ -125,7 +130,7 @@ export async function removeWritten(target: EtcdPrefix, emptyAt: number, sourceV
         failure: [],
       }),
     );
-    if (res.succeeded) removed += batch.length;
+    return res.succeeded;
   };
   for await (const page of target.pages()) {
     for (const kv of page) {
