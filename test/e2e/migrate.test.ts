@@ -3,7 +3,8 @@
 // generation past 1, an object held by a finalizer and being deleted, the controllers' own
 // finalizers and conditions), is stopped, `platform-apiserver migrate` copies the store into etcd,
 // and a real server on that etcd prefix serves every object exactly as before (all but
-// resourceVersion), with its controllers writing nothing. Old resourceVersions get 410 Gone.
+// resourceVersion, now above every old one), with its controllers writing nothing. Old
+// resourceVersions get 410 Gone.
 // Then back into a new data dir, and a server on it serves the same objects again.
 
 import { after, before, describe, test } from 'node:test';
@@ -129,13 +130,18 @@ describe('migration from SQLite to etcd and back, served by real servers', { ski
     etcdObjects = await everything(s);
     assert.deepEqual([...etcdObjects.keys()].sort(), [...original.keys()].sort());
     for (const [name, obj] of original) assert.deepEqual(withoutRV(etcdObjects.get(name)), withoutRV(obj), name);
-    for (const obj of etcdObjects.values()) assert.ok(Number(obj.metadata.resourceVersion) <= etcdRevision, `${obj.metadata.name} was written after the migration`);
+    const sqliteNewest = Math.max(...[...original.values()].map((o) => Number(o.metadata.resourceVersion)));
+    for (const obj of etcdObjects.values()) {
+      assert.ok(Number(obj.metadata.resourceVersion) <= etcdRevision, `${obj.metadata.name} was written after the migration`);
+      assert.ok(Number(obj.metadata.resourceVersion) > sqliteNewest, 'above every resourceVersion the SQLite store handed out');
+    }
     // Ready (the controllers synced and initialized); give them a moment more: still nothing written.
     await new Promise((r) => setTimeout(r, 2000));
     const later = await everything(s);
     for (const [name, obj] of etcdObjects) assert.equal(later.get(name).metadata.resourceVersion, obj.metadata.resourceVersion, `${name} rewritten`);
-    // resourceVersion 1 (a fresh SQLite store's first list): compacted away on etcd.
+    // Any resourceVersion the SQLite store handed out, its first and its newest: 410, re-list.
     await assertGone(s, '1');
+    await assertGone(s, String(sqliteNewest));
   });
 
   test('and back into a new data dir: a server on it serves the same objects; etcd-era resourceVersions get 410', async () => {

@@ -17,7 +17,7 @@ export interface MigrateIO {
 const processIO: MigrateIO = { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };
 
 export type MigrateOptions =
-  | { direction: 'to-etcd'; dataDir: string; etcd: EtcdEndpoint; force: boolean }
+  | { direction: 'to-etcd'; dataDir: string; etcd: EtcdEndpoint; force: boolean; advanceRevision: boolean }
   | { direction: 'from-etcd'; dataDir: string; etcd: EtcdEndpoint };
 
 interface RawOptions {
@@ -29,6 +29,7 @@ interface RawOptions {
   etcdCertfile?: string;
   etcdKeyfile?: string;
   force: boolean;
+  advanceRevision: boolean;
 }
 
 export function parseMigrateArgs(argv: readonly string[], io: MigrateIO = processIO): MigrateOptions {
@@ -45,6 +46,10 @@ export function parseMigrateArgs(argv: readonly string[], io: MigrateIO = proces
     .option('--etcd-cafile <file>', 'CA bundle (PEM) that etcd\'s serving certificates are verified against')
     .option('--etcd-certfile <file>', 'client certificate (PEM) for TLS to etcd')
     .option('--etcd-keyfile <file>', 'client key (PEM) for TLS to etcd')
+    .option(
+      '--no-advance-revision',
+      "to etcd: skip advancing etcd's revision past the SQLite store's (one write per revision); then a client resuming a watch from an old resourceVersion above etcd's may wait instead of getting 410: restart every client",
+    )
     .option('--force', 'copy from a data dir a running server holds (a consistent read at one revision; later writes are not copied)', false)
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
@@ -70,14 +75,14 @@ export function parseMigrateArgs(argv: readonly string[], io: MigrateIO = proces
     keyFile: o.etcdKeyfile,
   };
   if (o.fromEtcdServers !== undefined) {
-    if (o.force) throw new UsageError('--force goes with --to-etcd-servers');
+    if (o.force || !o.advanceRevision) throw new UsageError(`${o.force ? '--force' : '--no-advance-revision'} goes with --to-etcd-servers`);
     return { direction: 'from-etcd', dataDir: o.dataDir, etcd };
   }
-  return { direction: 'to-etcd', dataDir: o.dataDir, etcd, force: o.force };
+  return { direction: 'to-etcd', dataDir: o.dataDir, etcd, force: o.force, advanceRevision: o.advanceRevision };
 }
 
 const perSecond = (n: number, s: number): string => `${s > 0 ? Math.round(n / s) : n} objects/s`;
-const CLIENTS_NOTE = 'resourceVersions have changed: old ones mean nothing on the new store, so clients must re-list (restart them); see docs/migration.md';
+const CLIENTS_NOTE = 'resourceVersions have changed: a watch or exact list from an old one gets 410 Gone and clients re-list; see docs/migration.md';
 
 /** Runs `platform-apiserver migrate <argv>`; the exit code. */
 export async function runMigrate(argv: string[], io: MigrateIO = processIO): Promise<number> {
@@ -91,7 +96,12 @@ export async function runMigrate(argv: string[], io: MigrateIO = processIO): Pro
   }
   try {
     if (o.direction === 'to-etcd') {
-      const r = await migrateToEtcd({ dataDir: o.dataDir, target: o.etcd, force: o.force });
+      const r = await migrateToEtcd({ dataDir: o.dataDir, target: o.etcd, force: o.force, advanceRevision: o.advanceRevision });
+      if (r.targetRevision <= r.sourceRevision) {
+        io.stderr(
+          `platform-apiserver migrate: warning: etcd's revision (${r.targetRevision}) is not above the SQLite store's (${r.sourceRevision}): a client resuming a watch from an old resourceVersion above ${r.targetRevision} waits instead of re-listing; restart every client\n`,
+        );
+      }
       if (r.live) io.stderr(`platform-apiserver migrate: warning: a running server holds ${o.dataDir}; writes after revision ${r.sourceRevision} are not in this copy\n`);
       io.stdout(
         `migrated ${r.objects} objects from ${o.dataDir} (revision ${r.sourceRevision}) to etcd prefix ${o.etcd.prefix}/ (etcd revision ${r.targetRevision}), verified key by key, ` +

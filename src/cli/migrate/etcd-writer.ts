@@ -148,3 +148,26 @@ export async function removeWritten(target: EtcdPrefix, emptyAt: number, sourceV
   }
   return { removed, left, examples };
 }
+
+/** A key outside every object prefix (as kube's compact_rev_key): written to advance etcd's revision. */
+export const PADDING_KEY = 'platform-apiserver-migrate-revision-padding';
+
+/**
+ * Advances etcd's revision from `current` to at least `past` + 1, so that what is written next
+ * gets revisions above every resourceVersion the source ever handed out (each write is one
+ * revision; etcd has no cheaper way). Writes one key outside the objects' tree and deletes it.
+ */
+export async function advanceRevision(target: EtcdPrefix, current: number, past: number, inFlight = 64): Promise<number> {
+  const key = Buffer.from(PADDING_KEY);
+  // The final delete is a revision too.
+  let remaining = past - current;
+  if (remaining <= 0) return 0;
+  const writes = remaining;
+  await Promise.all(
+    Array.from({ length: Math.min(inFlight, remaining) }, async () => {
+      while (remaining-- > 1) await target.call('advance the revision', () => target.client.kv.put({ key, value: Buffer.from('0') }));
+    }),
+  );
+  await target.call('advance the revision', () => target.client.kv.deleteRange({ key }));
+  return writes;
+}

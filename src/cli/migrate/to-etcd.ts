@@ -1,17 +1,19 @@
 // SQLite → etcd. Every live object of the data dir's store, read at ONE revision, is written
 // under the etcd prefix with its stored bytes unchanged (uid, creationTimestamp, generation,
 // managedFields, finalizers, deletionTimestamp: everything but resourceVersion, which is never
-// stored: it is the key's etcd revision from now on). The prefix must hold nothing; the copy is
-// read back and compared key by key before success is reported; then etcd is compacted at the
-// copy's revision, so a client presenting a resourceVersion from the old store gets 410 Gone and
-// re-lists instead of a replay of the migration's writes. On a failure after the first write,
+// stored: it is the key's etcd revision from now on). The prefix must hold nothing. etcd's
+// revision is first advanced past the source's, so every object gets a revision above any
+// resourceVersion the old store handed out; the copy is read back and compared key by key before
+// success is reported; then etcd is compacted at the copy's revision, so a client presenting a
+// resourceVersion from the old store gets 410 Gone and re-lists (rather than a replay of the
+// migration's writes, or a watch waiting for a revision etcd has not reached). On a failure after the first write,
 // what the migration wrote is removed again, and the message says what (if anything) is left.
 
 import { resolve } from 'node:path';
 import { openSqliteExport, NotOurStoreError, type ExportedKey, type SqliteExport } from '../../storage/sqlite-export.js';
 import { databasePath, lockSource } from './data-dir.js';
 import { EtcdPrefix, PAGE_SIZE, type EtcdEndpoint } from './etcd-range.js';
-import { GuardedWriter, removeWritten, type WriterLimits } from './etcd-writer.js';
+import { advanceRevision, GuardedWriter, removeWritten, type WriterLimits } from './etcd-writer.js';
 import { MigrationError, errorText } from './migration-error.js';
 import { compareStores } from './verify.js';
 
@@ -20,6 +22,11 @@ export interface ToEtcdOptions {
   target: EtcdEndpoint;
   /** Copy from a data dir a running server holds (a consistent read at one revision). */
   force?: boolean;
+  /**
+   * Advance etcd's revision past the source's before copying (default true): costs one write per
+   * revision, so that no old resourceVersion is above the new store's.
+   */
+  advanceRevision?: boolean;
   limits?: WriterLimits;
   /** Tests only: runs between the copy and its verification. */
   afterCopy?: (target: EtcdPrefix) => Promise<void>;
@@ -66,6 +73,9 @@ export async function migrateToEtcd(opts: ToEtcdOptions): Promise<ToEtcdResult> 
       throw new MigrationError(`etcd prefix ${opts.target.prefix}/ already holds ${existing} key${existing === 1 ? '' : 's'}: migrate only into an empty prefix (another --etcd-prefix, or remove them first); nothing was written`);
     }
     try {
+      // Past every resourceVersion the old store handed out: then all of them are below the
+      // compaction at the end (410 Gone, re-list), none is a "future" one a watch would wait for.
+      if (opts.advanceRevision ?? true) await advanceRevision(target, emptyAt, source.revision);
       const targetRevision = await copyAndVerify(source, target, expected, opts);
       return { objects: expected, sourceRevision: source.revision, targetRevision, live, seconds: (performance.now() - started) / 1000 };
     } catch (err) {
