@@ -157,7 +157,7 @@ export const PADDING_KEY = 'platform-apiserver-migrate-revision-padding';
  * gets revisions above every resourceVersion the source ever handed out (each write is one
  * revision; etcd has no cheaper way). Writes one key outside the objects' tree and deletes it.
  */
-export async function advanceRevision(target: EtcdPrefix, current: number, past: number, inFlight = 64): Promise<number> {
+export async function advanceRevision(target: EtcdPrefix, current: number, past: number, inFlight = 256): Promise<number> {
   const key = Buffer.from(PADDING_KEY);
   // The final delete is a revision too.
   let remaining = past - current;
