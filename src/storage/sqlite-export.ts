@@ -32,15 +32,21 @@ export class NotOurStoreError extends Error {}
 
 const REQUIRED_TABLES = ['current', 'log', 'meta'];
 
-/** Opens `path` read-only and starts the read transaction every later read shares. */
-export function openSqliteExport(path: string): SqliteExport {
+/**
+ * Opens `path` for reading and starts the read transaction every later read shares. `shared`:
+ * another process (a server) has the file open: a read-only connection. Otherwise a connection
+ * that can only read (query_only) but, being the last to close, removes the WAL files it needed,
+ * so the data dir is left as it was found.
+ */
+export function openSqliteExport(path: string, opts: { shared?: boolean } = {}): SqliteExport {
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = new Database(path, { readonly: opts.shared ?? false, fileMustExist: true });
   } catch (err) {
     throw new NotOurStoreError(`cannot open ${path}: ${(err as Error).message}`);
   }
   try {
+    if (!opts.shared) db.pragma('query_only = ON');
     db.pragma('busy_timeout = 5000');
     // The read transaction starts with its first read: from here on, one snapshot.
     db.exec('BEGIN');

@@ -62,7 +62,7 @@ export async function migrateToEtcd(opts: ToEtcdOptions): Promise<ToEtcdResult> 
   let target: EtcdPrefix | undefined;
   try {
     try {
-      source = openSqliteExport(databasePath(dir));
+      source = openSqliteExport(databasePath(dir), { shared: live });
     } catch (err) {
       throw err instanceof NotOurStoreError ? new MigrationError(err.message) : err;
     }
