@@ -142,6 +142,10 @@ describe('migration from SQLite to etcd and back, served by real servers', { ski
     // Any resourceVersion the SQLite store handed out, its first and its newest: 410, re-list.
     await assertGone(s, '1');
     await assertGone(s, String(sqliteNewest));
+    // A write based on a read from the old store: 409, never a match by chance.
+    const stale = original.get('ServiceCIDR/range-0');
+    const put = await s.request('PUT', `${SC}/range-0`, { body: { ...stale, metadata: { ...stale.metadata, labels: { n: 'stale' } } } });
+    assert.equal(put.status, 409, put.text);
   });
 
   test('and back into a new data dir: a server on it serves the same objects; etcd-era resourceVersions get 410', async () => {
