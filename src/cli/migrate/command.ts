@@ -4,6 +4,7 @@
 // the message says what is left), 2 a usage mistake.
 
 import { Command, CommanderError } from 'commander';
+import { accessSync, constants } from 'node:fs';
 import type { EtcdEndpoint } from './etcd-range.js';
 import { migrateFromEtcd } from './from-etcd.js';
 import { MigrationError, UsageError, errorText } from './migration-error.js';
@@ -81,6 +82,18 @@ export function parseMigrateArgs(argv: readonly string[], io: MigrateIO = proces
   return { direction: 'to-etcd', dataDir: o.dataDir, etcd, force: o.force, advanceRevision: o.advanceRevision };
 }
 
+/** The TLS files, before anything else is touched: a missing one is named by its flag. */
+function checkReadable(etcd: EtcdEndpoint): void {
+  for (const [flag, file] of [['--etcd-cafile', etcd.caFile], ['--etcd-certfile', etcd.certFile], ['--etcd-keyfile', etcd.keyFile]] as const) {
+    if (file === undefined) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      throw new MigrationError(`${flag} ${file} cannot be read: ${errorText(err)}`);
+    }
+  }
+}
+
 const perSecond = (n: number, s: number): string => `${s > 0 ? Math.round(n / s) : n} objects/s`;
 const CLIENTS_NOTE = 'resourceVersions have changed: a watch or exact list from an old one gets 410 Gone and clients re-list; see docs/migration.md';
 
@@ -95,6 +108,7 @@ export async function runMigrate(argv: string[], io: MigrateIO = processIO): Pro
     return 2;
   }
   try {
+    checkReadable(o.etcd);
     if (o.direction === 'to-etcd') {
       const r = await migrateToEtcd({ dataDir: o.dataDir, target: o.etcd, force: o.force, advanceRevision: o.advanceRevision });
       if (r.targetRevision <= r.sourceRevision) {

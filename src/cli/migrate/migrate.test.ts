@@ -18,6 +18,8 @@ import { runMigrate } from './command.js';
 import { migrateToEtcd } from './to-etcd.js';
 import { EtcdPrefix } from './etcd-range.js';
 import { GuardedWriter } from './etcd-writer.js';
+import { ensureServingCertificates } from '../../config/certificates.js';
+import { clientCertificate } from '../../../test/support/etcd-client-cert.js';
 
 const haveEtcd = requireEtcd('migrations are tested against a real etcd') !== undefined;
 const OBJECTS = 1234;
@@ -220,5 +222,51 @@ describe('platform-apiserver migrate', { skip: !haveEtcd }, () => {
     assert.equal((await migrate('--data-dir', source, '--to-etcd-servers', 'etcd:2379')).code, 2);
     assert.equal((await migrate('--from-etcd-servers', etcd.endpoints, '--data-dir', join(root, 'x'), '--force')).code, 2);
     assert.equal((await migrate('--to-etcd-servers', etcd.endpoints)).code, 2);
+  });
+});
+
+describe('platform-apiserver migrate over TLS to etcd', { skip: !haveEtcd }, () => {
+  const root = mkdtempSync(join(tmpdir(), 'migrate-tls-'));
+  const certs = join(root, 'certs');
+  let etcd: EtcdCluster | undefined;
+  after(async () => {
+    await etcd?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('--etcd-cafile, --etcd-certfile and --etcd-keyfile reach an etcd that requires client certificates; without them, one line and nothing written', async () => {
+    await ensureServingCertificates({ dir: certs, hosts: ['127.0.0.1'] });
+    const client = await clientCertificate(certs);
+    const ca = join(certs, 'ca.crt');
+    etcd = await startEtcdCluster({ tls: { certFile: join(certs, 'apiserver.crt'), keyFile: join(certs, 'apiserver.key'), caFile: ca, clientCertFile: client.certFile, clientKeyFile: client.keyFile } });
+    const source = join(root, 'source');
+    const store = openSqliteStore({ path: join(source, 'state.db'), durability: 'normal' });
+    await store.optimisticPut('/registry/networking.platform.io/servicecidrs/over-tls', Buffer.from('{"tls":true}'), 0);
+    await store.close();
+    const tlsFlags = ['--etcd-cafile', ca, '--etcd-certfile', client.certFile, '--etcd-keyfile', client.keyFile];
+
+    // No client certificate: etcd refuses the handshake.
+    assertOneLineError(await migrate('--data-dir', source, '--to-etcd-servers', etcd.endpoints, '--etcd-cafile', ca), /etcd \(https:.*\): could not count the keys under the prefix/);
+    // etcd's certificate checked against another CA: refused.
+    const other = join(root, 'other');
+    await ensureServingCertificates({ dir: other, hosts: ['127.0.0.1'] });
+    assertOneLineError(await migrate('--data-dir', source, '--to-etcd-servers', etcd.endpoints, ...tlsFlags.slice(2), '--etcd-cafile', join(other, 'ca.crt')), /could not count the keys under the prefix/);
+
+    // A TLS file that cannot be read: named by its flag.
+    assertOneLineError(await migrate('--data-dir', source, '--to-etcd-servers', etcd.endpoints, ...tlsFlags, '--etcd-cafile', join(root, 'nope.crt')), /--etcd-cafile .*nope\.crt cannot be read: ENOENT/);
+
+    const to = await migrate('--data-dir', source, '--to-etcd-servers', etcd.endpoints, ...tlsFlags);
+    assert.equal(to.code, 0, to.err);
+    const back = join(root, 'back');
+    assertOneLineError(await migrate('--from-etcd-servers', etcd.endpoints, '--data-dir', back, '--etcd-cafile', ca), /could not read the prefix/);
+    assert.ok(!existsSync(back));
+    const from = await migrate('--from-etcd-servers', etcd.endpoints, '--data-dir', back, ...tlsFlags);
+    assert.equal(from.code, 0, from.err);
+    const copy = openSqliteExport(join(back, 'state.db'));
+    try {
+      assert.equal(copy.get('/registry/networking.platform.io/servicecidrs/over-tls')?.toString(), '{"tls":true}');
+    } finally {
+      copy.close();
+    }
   });
 });
