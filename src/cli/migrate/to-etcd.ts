@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { openSqliteExport, NotOurStoreError, type ExportedKey, type SqliteExport } from '../../storage/sqlite-export.js';
 import { databasePath, lockSource } from './data-dir.js';
 import { EtcdPrefix, PAGE_SIZE, type EtcdEndpoint } from './etcd-range.js';
-import { advanceRevision, GuardedWriter, removeWritten, type WriterLimits } from './etcd-writer.js';
+import { advanceRevision, GuardedWriter, PADDING_KEY, removeWritten, type WriterLimits } from './etcd-writer.js';
 import { MigrationError, errorText } from './migration-error.js';
 import { compareStores } from './verify.js';
 
@@ -109,6 +109,8 @@ async function copyAndVerify(source: SqliteExport, target: EtcdPrefix, expected:
 /** After a failure: removes what was written; the error says what is left, if anything. */
 async function undo(err: unknown, target: EtcdPrefix, emptyAt: number, source: SqliteExport): Promise<MigrationError> {
   const why = errorText(err);
+  // A failure while advancing the revision may leave the scratch key behind (outside the prefix).
+  await target.client.kv.deleteRange({ key: Buffer.from(PADDING_KEY) }).catch(() => undefined);
   try {
     const c = await removeWritten(target, emptyAt, (key) => source.get(key));
     if (c.left === 0) return new MigrationError(`${why}; the etcd prefix was left as it was found (${c.removed} key${c.removed === 1 ? '' : 's'} written and removed again)`);
