@@ -52,23 +52,19 @@ export function lockSource(dir: string, force: boolean): { lock?: LockFile; live
   }
 }
 
-/**
- * Checks that `dir` is empty or absent (a migration back writes a whole new store into it).
- * Returns whether it existed.
- */
-export function checkEmptyTarget(dir: string): { existed: boolean } {
+/** Checks that `dir` is empty or absent (a migration back writes a whole new store into it). */
+export function checkEmptyTarget(dir: string): void {
   let entries: string[];
   try {
     entries = readdirSync(dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { existed: false };
+    if (code === 'ENOENT') return;
     throw new MigrationError(`data dir ${dir} cannot be read: ${errorText(err)}`);
   }
   if (entries.length) {
     throw new MigrationError(`data dir ${dir} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}): migrate into a new, empty data dir`);
   }
-  return { existed: true };
 }
 
 export const lockTarget = (dir: string): LockFile => acquireLockFile(lockPath(dir));

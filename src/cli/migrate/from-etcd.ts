@@ -7,7 +7,7 @@
 // is left as it was found (removed again if the migration created it).
 
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createSqliteImport, type SqliteImport } from '../../storage/sqlite-import.js';
 import { openSqliteExport, type SqliteExport } from '../../storage/sqlite-export.js';
 import type { LockFile } from '../../storage/lock-file.js';
@@ -36,9 +36,11 @@ const TEMP_NAME = '.state.db.migrating';
 export async function migrateFromEtcd(opts: FromEtcdOptions): Promise<FromEtcdResult> {
   const started = performance.now();
   const dir = resolve(opts.dataDir);
-  const { existed } = checkEmptyTarget(dir);
+  checkEmptyTarget(dir);
+  /** The outermost directory this migration created (undefined: the dir existed). */
+  let created: string | undefined;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    created = mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
     throw new MigrationError(`cannot create data dir ${dir}: ${errorText(err)}`);
   }
@@ -73,7 +75,7 @@ export async function migrateFromEtcd(opts: FromEtcdOptions): Promise<FromEtcdRe
       for (const f of [temp, `${temp}-wal`, `${temp}-shm`, `${temp}-journal`]) rmSync(f, { force: true });
     }
     lock?.release();
-    if (!done && !existed) removeEmptyDir(dir);
+    if (!done && created) removeCreatedDirs(dir, created);
   }
 }
 
@@ -99,11 +101,17 @@ function syncDir(dir: string): void {
   }
 }
 
-/** Removes a dir this migration created (only if empty: never anything someone else put there). */
-function removeEmptyDir(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // Not empty or already gone: left as it is.
+/**
+ * Removes the dirs this migration created, from `dir` up to `outermost`, each only if empty:
+ * never anything someone else put there.
+ */
+function removeCreatedDirs(dir: string, outermost: string): void {
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return; // Not empty or already gone: left as it is.
+    }
+    if (d === outermost || dirname(d) === d) return;
   }
 }

@@ -120,13 +120,17 @@ describe('platform-apiserver migrate', { skip: !haveEtcd }, () => {
     assert.deepEqual([...(await etcdContents('/busy')).values()], ['theirs']);
   });
 
-  test('a data dir that is not empty is refused, and nothing is written to it', async () => {
+  test('a data dir that is not empty, or an etcd prefix with nothing in it, is refused, and nothing is written', async () => {
     const dir = join(root, 'not-empty');
     mkdirSync(dir);
     writeFileSync(join(dir, 'notes.txt'), 'mine');
     const r = await migrate('--from-etcd-servers', etcd.endpoints, '--etcd-prefix', '/one', '--data-dir', dir);
     assertOneLineError(r, /data dir .*not-empty is not empty \(notes\.txt\)/);
     assert.deepEqual(readdirSync(dir), ['notes.txt']);
+    // A prefix with nothing in it (a wrong --etcd-prefix): refused, and the dir it made is gone again.
+    const fresh = join(root, 'from-nothing');
+    assertOneLineError(await migrate('--from-etcd-servers', etcd.endpoints, '--etcd-prefix', '/nothing-here', '--data-dir', fresh), /etcd prefix \/nothing-here\/ holds no objects/);
+    assert.ok(!existsSync(fresh));
   });
 
   test('a data dir a live process holds is refused; --force copies it at one revision', async () => {
@@ -169,9 +173,9 @@ describe('platform-apiserver migrate', { skip: !haveEtcd }, () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const t0 = Date.now();
     assertOneLineError(await migrate('--data-dir', source, '--to-etcd-servers', closed), /etcd \(http:\/\/127\.0\.0\.1:\d+\): could not count the keys under the prefix: .*ECONNREFUSED/);
-    const target = join(root, 'unreachable');
+    const target = join(root, 'unreachable', 'data');
     assertOneLineError(await migrate('--from-etcd-servers', closed, '--data-dir', target), /could not read the prefix: .*ECONNREFUSED/);
-    assert.ok(!existsSync(target), 'the data dir the migration created is removed again');
+    assert.ok(!existsSync(join(root, 'unreachable')), 'the dirs the migration created are removed again');
     assert.ok(Date.now() - t0 < 60_000, 'bounded by the dial timeout');
     const tls = etcd.endpoints.replace('http://', 'https://');
     assertOneLineError(await migrate('--data-dir', source, '--to-etcd-servers', tls, '--etcd-prefix', '/tls'), /etcd \(https:.*\): could not count the keys under the prefix/);
