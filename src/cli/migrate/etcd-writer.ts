@@ -58,6 +58,11 @@ export class GuardedWriter {
     this.check();
   }
 
+  /** Waits for every transaction in flight to end, however it ends (before cleaning up after a failure). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+
   private check(): void {
     if (this.failure) throw this.failure;
   }

@@ -90,13 +90,19 @@ export async function migrateToEtcd(opts: ToEtcdOptions): Promise<ToEtcdResult> 
 
 async function copyAndVerify(source: SqliteExport, target: EtcdPrefix, expected: number, opts: ToEtcdOptions): Promise<number> {
   const writer = new GuardedWriter(target, opts.limits);
-  for (const page of exportPages(source)) {
-    for (const kv of page) {
-      if (!kv.key.startsWith(`${target.keys.root}/`)) throw new MigrationError(`key ${kv.key} is outside ${target.keys.root}/: not an object of this server`);
-      await writer.add(kv.key, kv.value);
+  try {
+    for (const page of exportPages(source)) {
+      for (const kv of page) {
+        if (!kv.key.startsWith(`${target.keys.root}/`)) throw new MigrationError(`key ${kv.key} is outside ${target.keys.root}/: not an object of this server`);
+        await writer.add(kv.key, kv.value);
+      }
     }
+    await writer.flush();
+  } catch (err) {
+    // The cleanup must see every batch that was sent: none may land after it.
+    await writer.drain();
+    throw err;
   }
-  await writer.flush();
   await opts.afterCopy?.(target);
   let revision = 0;
   const verdict = await compareStores(exportPages(source), target.pages(0, (r) => (revision = r)), expected);
