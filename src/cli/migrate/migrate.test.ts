@@ -221,6 +221,21 @@ describe('platform-apiserver migrate', { skip: !haveEtcd }, () => {
     }
   });
 
+  test('etcd lost midway: the message says which keys are the migration\'s and how to remove them', async () => {
+    const member = etcd.members[0]!;
+    await assert.rejects(
+      migrateToEtcd({ dataDir: source, target: { servers: etcd.endpoints.split(','), prefix: '/midway' }, afterCopy: () => member.stop() }),
+      (err: Error) => {
+        assert.match(err.message, /^etcd \(http:.*\): could not read the prefix: .*; removing what was written also failed \(.*\): keys under \/midway\/ created after etcd revision \d+ are this migration's; remove them with `etcdctl del --prefix \/midway\/` once etcd answers$/);
+        assert.doesNotMatch(err.message, /\n/);
+        return true;
+      },
+    );
+    await member.start();
+    // As it said: the copy is there, under the prefix.
+    assert.equal((await etcdContents('/midway')).size, expected.size);
+  });
+
   test('usage mistakes exit 2', async () => {
     assert.equal((await migrate('--data-dir', source)).code, 2);
     assert.equal((await migrate('--data-dir', source, '--to-etcd-servers', 'etcd:2379')).code, 2);
