@@ -2,8 +2,8 @@
 // by `create_revision == 0` so that nothing already there is ever overwritten (a key someone else
 // wrote meanwhile fails the whole batch, which then writes nothing). A few batches are in flight
 // at once (etcd applies them in turn; the round trips overlap), so memory is bounded by
-// `inFlight` batches whatever the store's size. And the way back: removing what a failed
-// migration wrote, and only that.
+// `inFlight` batches whatever the store's size. Also: removing what a failed migration wrote,
+// and only that; and advancing etcd's revision before the copy.
 
 import { MigrationError } from './migration-error.js';
 import type { EtcdPrefix } from './etcd-range.js';
@@ -158,9 +158,10 @@ export async function removeWritten(target: EtcdPrefix, emptyAt: number, sourceV
 export const PADDING_KEY = 'platform-apiserver-migrate-revision-padding';
 
 /**
- * Advances etcd's revision from `current` to at least `past` + 1, so that what is written next
- * gets revisions above every resourceVersion the source ever handed out (each write is one
- * revision; etcd has no cheaper way). Writes one key outside the objects' tree and deletes it.
+ * Advances etcd's revision from `current` to at least `past`, so that what is written next gets
+ * revisions above every resourceVersion the source ever handed out (each write is one revision;
+ * etcd has no cheaper way). Writes one key outside the objects' tree and deletes it; returns the
+ * number of writes.
  */
 export async function advanceRevision(target: EtcdPrefix, current: number, past: number, inFlight = 256): Promise<number> {
   const key = Buffer.from(PADDING_KEY);
