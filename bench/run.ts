@@ -21,11 +21,12 @@ import { benchOverload, rssOf, type OverloadOptions } from './overload-bench.js'
 import { missingToolNote, toolAvailable } from './load-tools.js';
 import { overloadReport } from './overload-report.js';
 import { benchEtcd } from './etcd-bench.js';
+import { benchMigrate, migrateReport } from './migrate-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 /** `npm run bench -- watch list`: only these sections (all when none are named). */
-const SECTIONS = ['crud', 'startup', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd'] as const;
+const SECTIONS = ['crud', 'startup', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd', 'snapshot', 'migrate'] as const;
 const asked = process.argv.slice(2);
 for (const a of asked) if (!(SECTIONS as readonly string[]).includes(a)) throw new Error(`unknown bench section ${a}; sections: ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]): boolean => asked.length === 0 || asked.includes(section);
@@ -78,6 +79,9 @@ async function main(): Promise<void> {
         row,
       });
     }
+
+    // The migration rate belongs to the data-lifecycle figures (`snapshot`) and has its own name.
+    if (runs('migrate') || runs('snapshot')) console.log(`\n${migrateReport(await benchMigrate())}`);
 
     if (runs('patch')) {
       console.log('');

@@ -166,6 +166,7 @@ async function runControllers(config: ServerConfig, caches: readonly RevisionedS
 }
 /** `platform-apiserver trust-anchors …`: the client-side command, not the server. */
 async function runSubcommand(argv: readonly string[]): Promise<boolean> {
+  if (argv[0] === 'migrate') process.exit(await (await import('./cli/migrate/command.js')).runMigrate(argv.slice(1))); // issue #22
   if (argv[0] !== 'trust-anchors') return false;
   const { runTrustAnchors } = await import('./cli/trust-anchors/command.js');
   // Exit explicitly: the HTTP client's keep-alive sockets would otherwise hold the process.
