@@ -46,6 +46,8 @@ describe('OIDC flags', () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-oidc-'));
     issuer = await startOidcIssuer({ audience: 'platform' });
     other = await startOidcIssuer({ audience: 'platform' });
+    // Published from the start, but ES256 is not in --oidc-signing-algs (default RS256).
+    issuer.keys.push(await makeSigningKey('ES256'));
     writeFileSync(join(dir, 'oidc-ca.pem'), issuer.caPem);
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
     // Down while the server starts: start-up must not wait for it.
@@ -97,9 +99,8 @@ describe('OIDC flags', () => {
   test('every kind of bad token is 401 (never 500)', async () => {
     const now = Math.floor(Date.now() / 1000);
     const stranger = await makeSigningKey();
-    const ecKey = await makeSigningKey('ES256');
-    issuer.keys.push(ecKey); // published, but ES256 is not in --oidc-signing-algs (RS256)
-    const real = issuer.keys[0]!;
+    const ecKey = issuer.keys.find((k) => k.alg === 'ES256')!;
+    const real = issuer.keys.find((k) => k.alg === 'RS256')!;
     const publicPem = createPublicKey({ key: real.publicJwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
     const payload = { iss: issuer.url, aud: 'platform', sub: 'mallory', tenant: 'acme', iat: now, exp: now + 600 };
     const cases: [string, string][] = [
