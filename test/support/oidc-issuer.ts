@@ -34,13 +34,14 @@ export async function makeSigningKey(alg = 'RS256'): Promise<SigningKey> {
   return { kid, alg, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
 
-export async function startOidcIssuer(opts: { audience: string; path?: string } = { audience: 'platform' }): Promise<OidcIssuer> {
+/** `path`: the issuer URL's path; `discoveryPath`: serve discovery only there (an issuer.discoveryURL). */
+export async function startOidcIssuer(opts: { audience: string; path?: string; discoveryPath?: string } = { audience: 'platform' }): Promise<OidcIssuer> {
   const issuer = {} as OidcIssuer;
   const path = opts.path ?? '';
   issuer.keys = [await makeSigningKey()];
   const peer = await startHttpsPeer((req, _body, res) => {
     const url = req.url ?? '';
-    if (url === `${path}/.well-known/openid-configuration`) {
+    if (url === (opts.discoveryPath ?? `${path}/.well-known/openid-configuration`)) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(JSON.stringify({ issuer: issuer.url, jwks_uri: `${issuer.url}/keys`, id_token_signing_alg_values_supported: ['RS256', 'ES256'] }));
     }
