@@ -187,7 +187,7 @@ describe('token webhook', () => {
     assert.equal(as.status, 201, as.text);
     assert.equal(as.json.status.userInfo.username, 'carol');
     const audited = () => readFileSync(join(dir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.verb === 'create' && e.objectRef?.resource === 'clustertrustbundles' && e.responseStatus?.code === 201);
-    const create = await eventually(async () => audited(), Boolean, 10_000, 100);
+    const create: any = await eventually(async () => audited(), Boolean, 10_000, 100);
     assert.deepEqual(create.user, { username: 'alice@corp', uid: 'u-9', groups: ['corp:eng', 'system:authenticated'], extra: { 'corp.example/team': ['blue'] } });
   });
 
