@@ -154,6 +154,9 @@ describe('OIDC flags', () => {
     const r = await eventually(() => whoami(token), (x) => x.status === 201, 20_000, 1000);
     assert.equal(r.status, 201, r.text);
     assert.ok(issuer.jwksFetches() > before, 'the JWKS was fetched again');
+    // Without a kid, any published key of the token's algorithm may verify it (two RS256 keys now).
+    const noKid = await issuer.token({ sub: 'alice', tenant: 'acme' }, { key: issuer.keys[1]!, header: { kid: undefined } });
+    assert.equal((await whoami(noKid)).status, 201);
   });
 
   test('unknown kids do not hammer the issuer: refetches are rate-limited', async () => {

@@ -6,7 +6,7 @@
 // mappings and pass every validation rule, or it is a bad credential (401). Verification is
 // jose's, never our own crypto; `alg: none` and HMAC tokens never verify.
 
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
 import type { Logger, UserInfo } from '../../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
 import { tokenDigest, VerifiedTokenCache } from '../verified-token-cache.js';
@@ -140,8 +140,18 @@ export class JwtAuthenticator implements Authenticator {
     try {
       return (await jwtVerify(token, this.keys.keys!, options)).payload;
     } catch (err) {
-      // go-oidc fetches the keys again when the cached ones do not verify the token (rotation).
       const code = (err as { code?: string }).code;
+      // A token without `kid` may be verified by any key of its algorithm (go-oidc tries them all).
+      if (code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') {
+        for await (const key of err as AsyncIterable<CryptoKey>) {
+          try {
+            return (await jwtVerify(token, key, options)).payload;
+          } catch {
+            // the next candidate
+          }
+        }
+      }
+      // go-oidc fetches the keys again when the cached ones do not verify the token (rotation).
       if ((code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') && this.algAllowed(token) && (await this.keys.refresh())) {
         return (await jwtVerify(token, this.keys.keys!, options)).payload;
       }
