@@ -99,7 +99,7 @@ const positive = (v: string): number => {
 };
 
 export function parseFlags(argv: readonly string[], version: string): ServerConfig {
-  const program = addAuthenticationFlags(new Command('platform-apiserver'))
+  const program = new Command('platform-apiserver')
     .description('A Kubernetes-style API server for ClusterTrustBundle and ServiceCIDR')
     .version(version)
     .option('--data-dir <dir>', 'database, generated certificates, admin token and kubeconfig', './data')
@@ -138,6 +138,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
+  addAuthenticationFlags(program);
   program.parse(argv as string[], { from: 'user' });
   const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));
