@@ -8,7 +8,7 @@
 // body). A non-nested expression's work is linear in the size of the claims, which the request
 // header limit bounds, so no token can make one expression take more than linear time.
 
-import { celEnv, isCelError, isCelList, isCelMap, parse, plan, type CelValue } from '@bufbuild/cel';
+import { celEnv, isCelError, isCelList, parse, plan, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 
 /** The parsed AST (its type comes from @bufbuild/cel's parser). */
@@ -90,7 +90,6 @@ export function celStringList(v: CelValue): string[] | undefined {
   return undefined;
 }
 
-export const isCelMapValue = isCelMap;
 
 function children(e: Expr | undefined): (Expr | undefined)[] {
   const k = e?.exprKind;

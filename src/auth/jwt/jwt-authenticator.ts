@@ -19,6 +19,8 @@ const NOT_BEFORE_LEEWAY_S = 60;
 /** kube caches successful token authentications for 10 s (--token-success-cache-ttl's default). */
 const SUCCESS_TTL_MS = 10_000;
 const CACHE_ENTRIES = 4096;
+/** A request waits this long at most for a key refetch; the fetch itself goes on (up to its 30 s timeout). */
+export const REFRESH_WAIT_MS = 5_000;
 
 export interface JwtAuthenticatorObserver {
   /** A token of this issuer was judged (kube's apiserver_authentication_jwt_authenticator_latency_seconds). */
@@ -36,6 +38,7 @@ export interface JwtAuthenticatorOptions {
   keys?: IssuerKeys;
   initRetryMs?: number;
   minRefreshIntervalMs?: number;
+  refreshWaitMs?: number;
 }
 
 class TokenRejected extends Error {}
@@ -152,11 +155,18 @@ export class JwtAuthenticator implements Authenticator {
         }
       }
       // go-oidc fetches the keys again when the cached ones do not verify the token (rotation).
-      if ((code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') && this.algAllowed(token) && (await this.keys.refresh())) {
+      if ((code === 'ERR_JWKS_NO_MATCHING_KEY' || code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') && this.algAllowed(token) && (await this.refreshBounded())) {
         return (await jwtVerify(token, this.keys.keys!, options)).payload;
       }
       throw err;
     }
+  }
+
+  /** The key refetch, but a slow issuer holds a request for REFRESH_WAIT_MS at most. */
+  private refreshBounded(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.o.refreshWaitMs ?? REFRESH_WAIT_MS)));
+    return Promise.race([this.keys.refresh(), waited]).finally(() => clearTimeout(timer));
   }
 
   /** Tokens with an algorithm we never accept do not make us fetch keys. */
