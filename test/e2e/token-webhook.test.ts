@@ -220,6 +220,11 @@ describe('token webhook', () => {
       assert.match(me.stdout, /Username\s+alice@corp\n/);
       assert.match(me.stdout, /UID\s+u-9\n/);
       assert.match(me.stdout, /Extra: corp\.example\/team\s+\[blue\]/);
+      const can = await kubectl(['auth', 'can-i', 'create', 'servicecidrs']);
+      assert.equal(can.stdout.trim(), 'yes', can.stderr);
+      const asBob = await kubectl(['auth', 'can-i', 'delete', 'clustertrustbundles', '--as', 'bob@corp', '--as-group', 'corp:writers']);
+      assert.equal(asBob.stdout.trim(), 'no');
+      assert.equal(asBob.code, 1);
       const manifest = kubectl.manifest('cidr.yaml', { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'webhook-made' }, spec: { cidrs: ['10.78.0.0/24'] } });
       const applied = await kubectl(['apply', '-f', manifest]);
       assert.equal(applied.code, 0, applied.stderr);
