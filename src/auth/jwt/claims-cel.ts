@@ -50,13 +50,23 @@ export function compileExpression(source: string, variable: 'claims' | 'user'): 
     selects: (field) => selects(ast, variable, field),
     evaluate(vars) {
       try {
-        const r = run({ [variable]: toCel(vars[variable]) } as never);
+        const r = run({ [variable]: celInput(vars[variable]) } as never);
         return isCelError(r) ? new Error(r.message) : r;
       } catch (err) {
         return err instanceof Error ? err : new Error(String(err));
       }
     },
   };
+}
+
+/** One token's claims are converted once for all of its authenticator's expressions. */
+const converted = new WeakMap<object, unknown>();
+
+function celInput(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return toCel(v);
+  let c = converted.get(v);
+  if (c === undefined) converted.set(v, (c = toCel(v)));
+  return c;
 }
 
 /** JSON to CEL input: integral numbers become CEL ints (kube decodes claims as unstructured, where they are int64). */
