@@ -19,6 +19,19 @@ import { eventually } from '../support/polling.js';
 const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const REVIEW = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
 const kubectlBinary = requireTool('kubectl', 'the structured authentication tests run kubectl auth whoami');
+const POLICY = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: deployer}
+rules:
+- {verbs: [get, list, watch, create, update, patch], apiGroups: [networking.platform.io], resources: [servicecidrs]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: deploy-workflow}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: deployer}
+subjects: [{kind: User, name: "github:acme/deploy:refs/heads/main"}]
+`;
 const indent = (pem: string, n: number) => pem.trim().split('\n').map((l) => ' '.repeat(n) + l).join('\n');
 
 function runMain(args: string[]): Promise<{ code: number; stderr: string }> {
@@ -78,7 +91,8 @@ ${indent(gha.caPem, 6)}
     gha = await startOidcIssuer({ audience: 'platform', path: '/gha', discoveryPath: '/internal/discovery' });
     configPath = join(dir, 'authn.yaml');
     writeFileSync(configPath, config());
-    server = await startServer({ args: ['--authentication-config', configPath] });
+    writeFileSync(join(dir, 'policy.yaml'), POLICY);
+    server = await startServer({ args: ['--authentication-config', configPath, '--authorization-policy-file', join(dir, 'policy.yaml')] });
   });
   after(async () => {
     await server?.stop();
@@ -155,9 +169,22 @@ ${indent(gha.caPem, 6)}
           'current-context': 'c',
         }),
       );
-      const r = await kubectlFor(kubectlBinary!, kubeconfig)(['auth', 'whoami']);
+      const kubectl = kubectlFor(kubectlBinary!, kubeconfig);
+      const r = await kubectl(['auth', 'whoami']);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, new RegExp(`Username\\s+${name.replace(/[.:/]/g, '\\$&')}\\n`));
+      if (name.startsWith('github:')) {
+        // The workflow's identity deploys: apply and get, as RBAC allows its user.
+        const manifest = kubectl.manifest('cidr.yaml', { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'from-workflow' }, spec: { cidrs: ['10.79.0.0/24'] } });
+        const applied = await kubectl(['apply', '-f', manifest]);
+        assert.equal(applied.code, 0, applied.stderr);
+        const got = await kubectl(['get', 'servicecidr', 'from-workflow', '-o', 'jsonpath={.spec.cidrs[0]}']);
+        assert.equal(got.stdout, '10.79.0.0/24', got.stderr);
+      } else {
+        const denied = await kubectl(['get', 'servicecidrs']);
+        assert.equal(denied.code, 1, 'the person has no RBAC rights here');
+        assert.match(denied.stderr, /forbidden: User "jane@example.com" cannot list resource "servicecidrs"/);
+      }
     }
   });
 
