@@ -18,6 +18,7 @@ import { loadTokenFile, TokenAuthenticator } from './auth/token-authenticator.js
 import { X509Authenticator } from './auth/x509-authenticator.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { ensureAdminToken } from './config/admin-token.js';
+import { buildExternalAuthenticators } from './config/authn-wiring.js';
 import { ensureServingCertificates } from './config/certificates.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
 import { writeAdminKubeconfig } from './config/kubeconfig.js';
@@ -227,6 +228,9 @@ async function main(): Promise<void> {
     const keys = loadServiceAccountKeys(config.serviceAccountKeyFiles);
     authenticators.push(new ServiceAccountAuthenticator({ keys, issuers: config.serviceAccountIssuers, audiences: config.apiAudiences }));
   }
+  // OIDC/JWT issuers and the token webhook come after the built-in token kinds, as in kube.
+  const external = await buildExternalAuthenticators(config, logger, metrics.authn);
+  authenticators.push(...external.authenticators);
   const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
 
   const tls = config.tlsCertFile
@@ -269,6 +273,7 @@ async function main(): Promise<void> {
       caches: () => caches.map((c) => c.health()),
       policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
       shuttingDown: () => shutdown.shuttingDown,
+      readyzOnly: external.healthChecks,
       extra: config.controllers.size ? [{ name: 'poststarthook/start-service-cidr-controllers', check: () => (controllersReady ? undefined : 'the ServiceCIDR controllers have not synced yet') }] : [],
     }),
     onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
@@ -293,6 +298,7 @@ async function main(): Promise<void> {
       await Promise.all(caches.map((c) => c.close()));
       await audit?.close();
       policy.close();
+      external.close();
       await storage.close();
     },
   });

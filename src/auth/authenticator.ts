@@ -1,5 +1,5 @@
 // Authentication contract: each authenticator looks at a request's credentials and answers
-// "this user", "not mine" (no credentials it understands) or throws on a bad credential.
+// "this user", "not mine" (no credentials it understands) or "error" for a bad credential.
 
 import type { UserInfo } from '../apimachinery/request-context.js';
 
@@ -15,19 +15,25 @@ export interface Authenticator {
   authenticate(req: AuthRequest): Promise<AuthResult>;
 }
 
-/** Tries each authenticator in order; the first user or error wins. Adds `system:authenticated`. */
+/**
+ * Tries each authenticator in order (kube's union, not fail-on-error): the first user wins, so a
+ * token one authenticator rejects may still be known to a later one (a JWT whose issuer the
+ * token webhook also serves); with no user, the first error is the answer. Adds
+ * `system:authenticated`.
+ */
 export function unionAuthenticator(authenticators: readonly Authenticator[]): Authenticator {
   return {
     async authenticate(req) {
+      let error: AuthResult | undefined;
       for (const a of authenticators) {
         const r = await a.authenticate(req);
         if (r.kind === 'user') {
           const groups = r.user.groups.includes('system:authenticated') ? r.user.groups : [...r.user.groups, 'system:authenticated'];
           return { kind: 'user', user: { ...r.user, groups } };
         }
-        if (r.kind === 'error') return r;
+        if (r.kind === 'error') error ??= r;
       }
-      return { kind: 'none' };
+      return error ?? { kind: 'none' };
     },
   };
 }

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { parseDuration } from '../storage/compactor.js';
 import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
 import { parseServiceClusterIPRange, resolveControllers } from './service-ip-range.js';
+import { addAuthenticationFlags, authenticationFlagsConfig, type AuthenticationFlagsConfig } from './authn-flags.js';
 
 export type StorageConfig =
   | { kind: 'sqlite'; path: string; durability: 'full' | 'normal' }
@@ -21,6 +22,8 @@ export type StorageConfig =
     };
 
 export interface ServerConfig {
+  /** OIDC/JWT issuers and the token webhook (--oidc-*, --authentication-config, --authentication-token-webhook-*). */
+  authentication: AuthenticationFlagsConfig;
   dataDir: string;
   bindAddress: string;
   securePort: number;
@@ -135,6 +138,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
+  addAuthenticationFlags(program);
   program.parse(argv as string[], { from: 'user' });
   const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));
@@ -151,6 +155,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
   const logLevel = String(o.logLevel);
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new InvalidArgumentError('--log-level must be debug, info, warn, error or silent');
   return {
+    authentication: authenticationFlagsConfig(program),
     dataDir,
     bindAddress: String(o.bindAddress),
     securePort: Number(o.securePort),

@@ -130,7 +130,8 @@ export async function handleSelfReview(input: SelfReviewInput): Promise<void> {
   const user = input.ctx.user;
   let result: object;
   if (input.review === 'selfsubjectreviews') {
-    result = { status: { userInfo: { username: user.username, uid: user.uid ?? '', groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } };
+    // authentication/v1 UserInfo: uid, groups and extra are omitempty.
+    result = { status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } };
   } else if (input.review === 'selfsubjectrulesreviews') {
     const rules = await input.authorizer.rulesFor(user, spec.namespace ?? '');
     result = { spec: { namespace: spec.namespace ?? '' }, status: rules };

@@ -7,6 +7,7 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { AuditObserver } from '../auth/audit/audit-observer.js';
 import type { AuthenticationObserver, AuthenticationResult } from '../auth/authentication-observer.js';
+import { createAuthnMetrics, type AuthnMetrics } from './authn-metrics.js';
 import { RequestMetrics, type MetricsResource } from './request-metrics.js';
 import { StorageMetrics, type StorageMetricsOptions } from './storage-metrics.js';
 import { TrustBundleExpiryMetrics } from './trust-bundle-metrics.js';
@@ -15,6 +16,8 @@ export interface ServerMetrics {
   readonly requests: RequestMetrics;
   readonly storage: StorageMetrics;
   readonly authentication: AuthenticationObserver;
+  /** JWT issuers, the authentication configuration file and the token webhook. */
+  readonly authn: AuthnMetrics;
   readonly audit: AuditObserver;
   /** Each ClusterTrustBundle's earliest certificate expiry (the controllers' TrustBundleExpiryObserver). */
   readonly trustBundleExpiry: TrustBundleExpiryMetrics;
@@ -28,6 +31,8 @@ export interface ServerMetricsOptions {
   /** The resources kept in storage (storage, watch and watch-cache labels). */
   stored: StorageMetricsOptions['resources'];
   countObjects?: StorageMetricsOptions['countObjects'];
+  /** This server's identity, hashed into kube's apiserver_id_hash label. */
+  apiserverId?: string;
 }
 
 export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
@@ -49,6 +54,7 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
     requests: new RequestMetrics(registry, opts.resources),
     storage: new StorageMetrics(registry, { resources: opts.stored, countObjects: opts.countObjects }),
     trustBundleExpiry: new TrustBundleExpiryMetrics(registry),
+    authn: createAuthnMetrics(registry, opts.apiserverId ?? 'platform-apiserver'),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {
         attempts.inc({ result });

@@ -1,0 +1,124 @@
+// The JWT authenticators, from the --oidc-* flags (one) or --authentication-config (several), as
+// one authenticator: the one whose issuer a token names judges it (kube's fail-on-error union;
+// issuers are unique, so at most one claims a token). With a file, the file is re-read when its
+// contents change: a valid new file replaces the authenticators (an issuer whose URL, discovery
+// URL and CA are unchanged keeps its fetched keys); a broken one keeps the last good set, is
+// logged and counted, and reported by health() until fixed, as the RBAC policy file is.
+
+import { readFileSync } from 'node:fs';
+import type { Logger } from '../../apimachinery/request-context.js';
+import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
+import { parseAuthenticationConfig, type LoadedJwtAuthenticator } from './authentication-config-file.js';
+import { JwtAuthenticator, type JwtAuthenticatorObserver } from './jwt-authenticator.js';
+import { ALL_SIGNING_ALGS } from './jwt-config.js';
+
+export interface AuthenticationConfigObserver extends JwtAuthenticatorObserver {
+  /** kube's apiserver_authentication_config_controller_automatic_reload* metrics. */
+  configReload?(result: 'success' | 'failure'): void;
+}
+
+export interface JwtSetOptions {
+  logger: Logger;
+  observer?: AuthenticationConfigObserver;
+  /** --oidc-signing-algs for the flags; every valid algorithm for a file (as kube). */
+  signingAlgs?: readonly string[];
+  initRetryMs?: number;
+  minRefreshIntervalMs?: number;
+}
+
+export class JwtAuthenticators implements Authenticator {
+  private current: JwtAuthenticator[] = [];
+
+  constructor(private readonly o: JwtSetOptions, loaded: readonly LoadedJwtAuthenticator[]) {
+    this.replace(loaded);
+  }
+
+  async authenticate(req: AuthRequest): Promise<AuthResult> {
+    for (const a of this.current) {
+      const r = await a.authenticate(req);
+      if (r.kind !== 'none') return r;
+    }
+    return { kind: 'none' };
+  }
+
+  get issuers(): string[] {
+    return this.current.map((a) => a.issuer);
+  }
+
+  /** Swaps in authenticators for `loaded`, reusing the key source of each unchanged issuer. */
+  replace(loaded: readonly LoadedJwtAuthenticator[]): void {
+    const previous = new Map(this.current.map((a) => [JwtAuthenticator.keySourceId(a.spec), a]));
+    const next = loaded.map(
+      ({ spec, rules }) =>
+        new JwtAuthenticator({
+          spec,
+          rules,
+          signingAlgs: this.o.signingAlgs ?? ALL_SIGNING_ALGS,
+          logger: this.o.logger,
+          observer: this.o.observer,
+          keys: previous.get(JwtAuthenticator.keySourceId(spec))?.keys,
+          initRetryMs: this.o.initRetryMs,
+          minRefreshIntervalMs: this.o.minRefreshIntervalMs,
+        }),
+    );
+    const kept = new Set(next.map((a) => a.keys));
+    for (const old of this.current) if (!kept.has(old.keys)) old.close();
+    this.current = next;
+  }
+
+  close(): void {
+    for (const a of this.current) a.close();
+    this.current = [];
+  }
+}
+
+export interface AuthenticationConfigSource {
+  authenticator: JwtAuthenticators;
+  /** '' while the file in force is the file on disk; otherwise why the file on disk is ignored. */
+  health(): string;
+  close(): void;
+}
+
+/**
+ * Loads --authentication-config now (a broken file at start-up throws: the server does not
+ * start) and polls it for changes every `pollMs`. Contents, not modification times, decide
+ * whether it changed (a ConfigMap's atomic symlink swap keeps old timestamps).
+ */
+export function loadAuthenticationConfigSource(path: string, disallowedIssuers: readonly string[], o: JwtSetOptions & { pollMs?: number }): AuthenticationConfigSource {
+  let lastText = readFileSync(path, 'utf8');
+  const authenticator = new JwtAuthenticators(o, parseAuthenticationConfig(lastText, disallowedIssuers));
+  let problem = '';
+  const onChange = (): void => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      if (!problem) o.observer?.configReload?.('failure');
+      problem = `authentication configuration file ${path} is unreadable, keeping the last good configuration: ${(err as Error).message}`;
+      lastText = '';
+      return;
+    }
+    if (text === lastText) return;
+    lastText = text;
+    try {
+      authenticator.replace(parseAuthenticationConfig(text, disallowedIssuers));
+      o.logger.info({ path, issuers: authenticator.issuers }, problem ? 'authentication configuration file is valid again; reloaded' : 'authentication configuration file reloaded');
+      problem = '';
+      o.observer?.configReload?.('success');
+    } catch (err) {
+      problem = `authentication configuration file ${path} is invalid, keeping the last good configuration: ${(err as Error).message}`;
+      o.logger.error({ path }, problem);
+      o.observer?.configReload?.('failure');
+    }
+  };
+  const timer = setInterval(onChange, o.pollMs ?? 1000);
+  timer.unref();
+  return {
+    authenticator,
+    health: () => problem,
+    close() {
+      clearInterval(timer);
+      authenticator.close();
+    },
+  };
+}
