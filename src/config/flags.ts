@@ -2,7 +2,7 @@
 
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { parseDuration } from '../storage/compactor.js';
+import { parseGoDuration } from '../apimachinery/go-duration.js';
 import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
 import { parseServiceClusterIPRange, resolveControllers } from './service-ip-range.js';
 
@@ -64,12 +64,16 @@ const port = (v: string): number => {
   return n;
 };
 
+/** A Go duration, as kube's flags take them (`5m`, `1h30m`, `250ms`, `0`); never negative. */
 function duration(text: string, flag: string): number {
+  let ms: number;
   try {
-    return parseDuration(text);
+    ms = parseGoDuration(text);
   } catch (err) {
     throw new InvalidArgumentError(`${flag}: ${(err as Error).message}`);
   }
+  if (ms < 0) throw new InvalidArgumentError(`${flag}: must not be negative, not ${JSON.stringify(text)}`);
+  return ms;
 }
 
 /** A flag value's own error, as commander reports invalid arguments. */
