@@ -99,8 +99,12 @@ const positive = (v: string): number => {
   return n;
 };
 
-export function parseFlags(argv: readonly string[], version: string): ServerConfig {
-  const program = new Command('platform-apiserver')
+/**
+ * The server's command line: every flag with its description and default. parseFlags parses
+ * with it, and scripts/gen-flags-doc.ts generates docs/flags.md from it.
+ */
+export function serverCommand(version: string): Command {
+  return new Command('platform-apiserver')
     .description('A Kubernetes-style API server for ClusterTrustBundle and ServiceCIDR')
     .version(version)
     .option('--data-dir <dir>', 'database, generated certificates, admin token and kubeconfig', './data')
@@ -139,6 +143,10 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
+}
+
+export function parseFlags(argv: readonly string[], version: string): ServerConfig {
+  const program = serverCommand(version);
   program.parse(argv as string[], { from: 'user' });
   const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));
