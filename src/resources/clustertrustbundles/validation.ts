@@ -1,5 +1,6 @@
 // ClusterTrustBundle validation in upstream order (metadata, spec.signerName, spec.trustBundle)
-// with upstream's paths, reasons and messages (reference/resources.md 2.2–2.3).
+// with upstream's paths, reasons and messages (upstream's ValidateClusterTrustBundle and
+// ValidateClusterTrustBundleUpdate; docs/api-compatibility.md).
 
 import { FieldPath, fieldErrors, type FieldError } from '../../apimachinery/field-error.js';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain, type NameValidator } from '../../apimachinery/validation/names.js';
