@@ -73,16 +73,25 @@ function commandSection(cmd: Command, heading: string, root: boolean): string[] 
   lines.push('');
   for (const sub of help.visibleCommands(cmd)) {
     if (sub.name() === 'help') continue;
-    lines.push(...commandSection(sub, `${heading} ${sub.name()}`, false));
+    lines.push(...commandSection(sub, `${heading} ${lastWord(sub.name())}`, false));
   }
   return lines;
 }
 
 
-export function renderFlagsDoc(): string {
+/**
+ * The commands the page documents: the server's (its subcommands within it), then each
+ * standalone command that is not also one of its subcommands.
+ */
+export function documentedCommands(): Command[] {
   // The version is not part of the page; the Command needs one for --version.
   const server = serverCommand('0.0.0');
   const subNames = new Set(server.commands.map((c) => lastWord(c.name())));
+  return [server, ...STANDALONE_COMMANDS.map((make) => make()).filter((c) => !subNames.has(lastWord(c.name())))];
+}
+
+export function renderFlagsDoc(): string {
+  const [server, ...standalone] = documentedCommands();
   const lines = [
     '# Flags',
     '',
@@ -90,13 +99,9 @@ export function renderFlagsDoc(): string {
     '',
     'Flags carry kube-apiserver\'s names and meanings. Pass them to `platform-apiserver` (or after `--` to `npm start`, e.g. `npm start -- --secure-port 0`). Durations are Go durations (`250ms`, `1m30s`, `0`). The last column links to the page that explains a flag at length.',
     '',
-    ...commandSection(server, server.name(), true),
+    ...commandSection(server!, server!.name(), true),
   ];
-  for (const make of STANDALONE_COMMANDS) {
-    const cmd = make();
-    if (subNames.has(lastWord(cmd.name()))) continue;
-    lines.push(...commandSection(cmd, cmd.name(), false));
-  }
+  for (const cmd of standalone) lines.push(...commandSection(cmd, cmd.name(), false));
   return lines.join('\n').replace(/\n+$/, '\n');
 }
 
