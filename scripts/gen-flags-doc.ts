@@ -39,7 +39,11 @@ const SEE_ALSO: Record<string, string> = {
   '--max-requests-inflight': 'operations.md#overload-limits',
   '--max-mutating-requests-inflight': 'operations.md#overload-limits',
   '--max-event-loop-delay': 'operations.md#overload-limits',
-  '--request-timeout': 'limits.md',
+  '--request-timeout': 'operations.md#overload-limits',
+  '--storage-durability': 'operations.md#running',
+  '--tls-cert-file': 'operations.md#running',
+  '--tls-private-key-file': 'operations.md#running',
+  '--log-level': 'operations.md#running',
   '--max-request-body-bytes': 'limits.md',
 };
 
