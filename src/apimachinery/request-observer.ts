@@ -51,11 +51,16 @@ export const noopRequestObserver: RequestObserver = {
   rejected() {},
 };
 
+/**
+ * kube's nonMutatingRequestVerbs (the max-in-flight and priority-and-fairness filters): every
+ * other verb is mutating, a non-resource request's `head` or `options` included (its verb is its
+ * lower-cased method; the health paths that a HEAD usually probes are never limited anyway).
+ */
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
-/** kube's request_kind: reads (get, list, watch, and non-resource GET/HEAD) are readOnly. */
+/** kube's request_kind, which picks the in-flight pool a request counts against. */
 export function requestKind(info: RequestInfo): RequestKind {
-  return READ_ONLY_VERBS.has(info.verb) || (!info.isResourceRequest && (info.verb === 'head' || info.verb === 'options')) ? 'readOnly' : 'mutating';
+  return READ_ONLY_VERBS.has(info.verb) ? 'readOnly' : 'mutating';
 }
 
 /** Long-running requests (kube: watch, proxy, attach, exec, log streams); here only watches. */

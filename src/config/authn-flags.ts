@@ -3,7 +3,7 @@
 // and its checks of how they combine (messages as kube-apiserver prints them).
 
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseDuration } from '../storage/compactor.js';
+import { parseGoDuration } from '../apimachinery/go-duration.js';
 
 export interface OidcFlagsConfig {
   issuerURL: string;
@@ -84,7 +84,8 @@ export function authenticationFlagsConfig(program: Command): AuthenticationFlags
     if (version !== 'v1' && version !== 'v1beta1') throw new InvalidArgumentError(`unsupported authentication webhook version "${version}", supported versions are "v1", "v1beta1"`);
     let cacheTtlMs: number;
     try {
-      cacheTtlMs = parseDuration(String(o.authenticationTokenWebhookCacheTtl));
+      cacheTtlMs = parseGoDuration(String(o.authenticationTokenWebhookCacheTtl));
+      if (cacheTtlMs < 0) throw new Error('must not be negative');
     } catch (err) {
       throw new InvalidArgumentError(`--authentication-token-webhook-cache-ttl: ${(err as Error).message}`);
     }

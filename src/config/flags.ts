@@ -2,7 +2,7 @@
 
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { parseDuration } from '../storage/compactor.js';
+import { parseGoDuration } from '../apimachinery/go-duration.js';
 import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
 import { parseServiceClusterIPRange, resolveControllers } from './service-ip-range.js';
 import { addAuthenticationFlags, authenticationFlagsConfig, type AuthenticationFlagsConfig } from './authn-flags.js';
@@ -67,12 +67,16 @@ const port = (v: string): number => {
   return n;
 };
 
+/** A Go duration, as kube's flags take them (`5m`, `1h30m`, `250ms`, `0`); never negative. */
 function duration(text: string, flag: string): number {
+  let ms: number;
   try {
-    return parseDuration(text);
+    ms = parseGoDuration(text);
   } catch (err) {
     throw new InvalidArgumentError(`${flag}: ${(err as Error).message}`);
   }
+  if (ms < 0) throw new InvalidArgumentError(`${flag}: must not be negative, not ${JSON.stringify(text)}`);
+  return ms;
 }
 
 /** A flag value's own error, as commander reports invalid arguments. */
@@ -98,7 +102,11 @@ const positive = (v: string): number => {
   return n;
 };
 
-export function parseFlags(argv: readonly string[], version: string): ServerConfig {
+/**
+ * The server's command line: every flag with its description and default. parseFlags parses
+ * with it, and scripts/gen-flags-doc.ts generates docs/flags.md from it.
+ */
+export function serverCommand(version: string): Command {
   const program = new Command('platform-apiserver')
     .description('A Kubernetes-style API server for ClusterTrustBundle and ServiceCIDR')
     .version(version)
@@ -139,6 +147,11 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
   addAuthenticationFlags(program);
+  return program;
+}
+
+export function parseFlags(argv: readonly string[], version: string): ServerConfig {
+  const program = serverCommand(version);
   program.parse(argv as string[], { from: 'user' });
   const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));

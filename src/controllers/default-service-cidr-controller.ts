@@ -28,7 +28,8 @@ import {
 } from './service-cidr-api.js';
 import { applyStatusCondition } from './service-cidr-status-controller.js';
 import { runWorker } from './worker.js';
-import { WorkQueue, type BackoffPolicy } from './work-queue.js';
+import { WorkQueue } from './work-queue.js';
+import type { BackoffOptions } from '../apimachinery/backoff.js';
 
 export const DEFAULT_CONTROLLER_NAME = 'kubernetes-service-cidr-controller';
 export const DEFAULT_READY_MESSAGE = 'Kubernetes default Service CIDR is ready';
@@ -43,7 +44,7 @@ export interface DefaultServiceCIDRControllerOptions {
   clock: Clock;
   logger: Logger;
   intervalMs?: number;
-  backoff?: BackoffPolicy;
+  backoff?: BackoffOptions;
 }
 
 const sameList = (a: readonly string[] | undefined, b: readonly string[]): boolean => (a ?? []).length === b.length && b.every((x, i) => a![i] === x);

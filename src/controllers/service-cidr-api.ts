@@ -1,6 +1,6 @@
 // The ServiceCIDR shape and constants the controllers rely on. The controllers layer reads the
 // kind through the registry like any client, so it declares the few fields it touches instead
-// of importing the resource package (see DESIGN.md layers).
+// of importing the resource package (see docs/architecture.md, layers).
 
 import type { Condition, KubeObject } from '../apimachinery/object-meta.js';
 import type { UserInfo } from '../apimachinery/request-context.js';
@@ -12,7 +12,7 @@ export interface ServiceCIDRObject extends KubeObject {
 
 export const SERVICE_CIDR_API_VERSION = 'networking.platform.io/v1';
 export const SERVICE_CIDR_KIND = 'ServiceCIDR';
-/** kube's `networking.k8s.io/service-cidr-finalizer` in our group (decisions.md 1). */
+/** kube's `networking.k8s.io/service-cidr-finalizer` in our group (docs/api-compatibility.md, decision 1). */
 export const SERVICE_CIDR_FINALIZER = 'networking.platform.io/service-cidr-finalizer';
 export const CONDITION_READY = 'Ready';
 export const REASON_TERMINATING = 'Terminating';

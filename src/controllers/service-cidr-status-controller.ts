@@ -28,7 +28,8 @@ import {
 } from './service-cidr-api.js';
 import { noAllocatedAddresses, type ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
 import { runWorker } from './worker.js';
-import { WorkQueue, type BackoffPolicy } from './work-queue.js';
+import { WorkQueue } from './work-queue.js';
+import type { BackoffOptions } from '../apimachinery/backoff.js';
 
 export const STATUS_CONTROLLER_NAME = 'service-cidr-controller';
 export const READY_MESSAGE = 'Kubernetes Service CIDR is ready';
@@ -45,7 +46,7 @@ export interface ServiceCIDRStatusControllerOptions {
   deletionGraceMs?: number;
   /** Every key is re-synced this often (0: never), so a key given up on is retried eventually. */
   resyncMs?: number;
-  backoff?: BackoffPolicy;
+  backoff?: BackoffOptions;
 }
 
 export class ServiceCIDRStatusController {

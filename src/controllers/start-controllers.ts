@@ -47,7 +47,7 @@ export async function startControllers(o: ControllersOptions): Promise<RunningCo
       clock,
       logger: o.logger.child({ controller: 'kubernetes-service-cidr-controller' }),
       // kube polls every 100 ms until the first sync succeeds, then every 10 s.
-      backoff: { baseMs: 100, maxMs: 10_000 },
+      backoff: { initialMs: 100, maxMs: 10_000 },
     });
     await c.start();
     running.push(c);

@@ -1,17 +1,14 @@
 // client-go's rate-limited work queue, in small: a key is queued at most once, is never handed
 // to two workers at once (a key re-added while it is being processed is queued again when
 // done()), can be added after a delay, and failures back off exponentially per key
-// (5 ms · 2^n, capped), so a conflict or a bad object is retried without a hot loop.
+// (5 ms · 2^n, capped: apimachinery's backoffStep), so a conflict or a bad object is retried
+// without a hot loop.
 
 import type { Clock, TimerHandle } from './clock.js';
-
-export interface BackoffPolicy {
-  baseMs: number;
-  maxMs: number;
-}
+import { backoffStep, type BackoffOptions } from '../apimachinery/backoff.js';
 
 /** client-go's per-item default: 5 ms doubling up to 1000 s. */
-export const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 5, maxMs: 1000_000 };
+export const ITEM_BACKOFF: BackoffOptions = { initialMs: 5, maxMs: 1000_000 };
 
 export class WorkQueue {
   private readonly queue: string[] = [];
@@ -24,7 +21,7 @@ export class WorkQueue {
 
   constructor(
     private readonly clock: Clock,
-    private readonly backoff: BackoffPolicy = DEFAULT_BACKOFF,
+    private readonly backoff: BackoffOptions = ITEM_BACKOFF,
   ) {}
 
   add(key: string): void {
@@ -58,7 +55,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    this.addAfter(key, Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** n));
+    this.addAfter(key, backoffStep(n, this.backoff));
   }
 
   /** The key's failures are over (it synced, or it is given up on). */

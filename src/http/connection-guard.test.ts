@@ -13,21 +13,26 @@ import { bounded } from '../../test/support/polling.js';
 import { guardConnections } from './connection-guard.js';
 
 const MS = 300;
+/** How long any close or answer may take before the test fails (not hangs): far past every deadline, for a loaded machine. */
+const BOUND_MS = 15_000;
 
 /** The status of one GET on an HTTP/2 session (the body is read and dropped). */
 function statusOf(session: http2.ClientHttp2Session, path: string): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
+  const status = new Promise<number>((resolve, reject) => {
     const st = session.request({ ':path': path });
     st.on('response', (h) => resolve(Number(h[':status'])));
     st.on('error', reject);
     st.resume();
     st.end();
   });
+  return bounded(status, BOUND_MS, `GET ${path} over HTTP/2`);
 }
 
 describe('connection guard', () => {
   let server: http2.Http2SecureServer;
   let port: number;
+  /** Every connection the server accepted, so that a failed test cannot keep the server open. */
+  const sockets = new Set<net.Socket>();
   before(async () => {
     const { certPem, keyPem } = await makeClientCert(await makeSigningCA(), 'localhost');
     server = http2.createSecureServer({ allowHTTP1: true, cert: certPem, key: keyPem, handshakeTimeout: MS }, (req, res) => {
@@ -36,19 +41,29 @@ describe('connection guard', () => {
       req.once('end', () => res.end('ok'));
     });
     guardConnections(server, { headersTimeoutMs: MS, idleTimeoutMs: MS, bodyTimeoutMs: MS });
+    server.on('connection', (socket: net.Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
   after(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    const stopped = new Promise((resolve) => server.close(resolve));
+    for (const socket of sockets) socket.destroy();
+    await bounded(stopped, BOUND_MS, 'the test server stops');
   });
 
   const tlsConnect = (): Promise<tls.TLSSocket> =>
-    new Promise((resolve, reject) => {
-      const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => resolve(s));
-      s.on('error', reject);
-    });
-  const closed = (s: net.Socket): Promise<void> => new Promise((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())));
+    bounded(
+      new Promise((resolve, reject) => {
+        const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => resolve(s));
+        s.on('error', reject);
+      }),
+      BOUND_MS,
+      'TLS handshake',
+    );
+  const closed = (s: net.Socket): Promise<void> => bounded(new Promise((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve()))), BOUND_MS, 'the server closes the connection');
 
   test('headers sent a byte at a time are cut off', async () => {
     const s = await tlsConnect();
@@ -58,8 +73,12 @@ describe('connection guard', () => {
     const trickle = setInterval(() => {
       if (!s.destroyed && sent < request.length) s.write(request[sent++]!);
     }, 20);
-    await closed(s);
-    clearInterval(trickle);
+    try {
+      await closed(s);
+    } finally {
+      clearInterval(trickle);
+      s.destroy();
+    }
     assert.ok(sent < request.length, `cut off after ${sent} of ${request.length} bytes`);
   });
 
@@ -91,7 +110,7 @@ describe('connection guard', () => {
   test('an HTTP/2 connection that opens no stream is closed', async () => {
     const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
     session.on('error', () => undefined);
-    await new Promise((resolve) => session.once('close', resolve));
+    await bounded(new Promise((resolve) => session.once('close', resolve)), BOUND_MS, 'the server closes the HTTP/2 connection');
   });
 
   test('a burst of new connections all complete their handshakes through the handshake gate', async () => {
@@ -111,7 +130,7 @@ describe('connection guard', () => {
       if (!session.closed && !session.destroyed) session.ping(() => undefined);
     }, MS / 5);
     try {
-      await bounded(closed, 20 * MS, 'idle HTTP/2 connection closed');
+      await bounded(closed, BOUND_MS, 'idle HTTP/2 connection closed');
     } finally {
       clearInterval(pinger);
       session.destroy();

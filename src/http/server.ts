@@ -1,7 +1,7 @@
 // The HTTPS server: Fastify carries connections and bodies; the filter chain
 // (filters/chain.ts: request info, authentication, impersonation, audit, in-flight limit,
 // authorization, metrics, timeout) and the dispatcher do the rest. Every failure is rendered
-// once, here, as a Status.
+// once, by render-error.ts, as a Status.
 
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,6 @@ import type { ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger } from '../apimachinery/request-context.js';
-import { internal, isStatusError, requestEntityTooLarge, type Status, type StatusError } from '../apimachinery/status-error.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { AuditLog } from './audit-log.js';
@@ -26,6 +25,7 @@ import type { HealthChecks } from './health.js';
 import { NonResourceRoutes, type VersionInfo } from './non-resource.js';
 import { selfReviewDiscovery } from './self-review.js';
 import { observedBody, writeStatus } from './response-writer.js';
+import { renderError } from './render-error.js';
 import { responseClosed } from './response-closed.js';
 import { RequestLogger } from './request-logger.js';
 import { EventLoopLag } from './event-loop-lag.js';
@@ -156,16 +156,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   setMaxListeners(0, closing.signal);
   const served = new Set(opts.resources.map((r) => `${r.definition.group}/${r.definition.version}/${r.definition.plural}`));
 
-  const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => {
-    const status = toStatus(err, logger, maxBody);
-    // Already answered (a request that timed out, then failed): nothing more to say.
-    if (reply.sent) return;
-    // The rest of a refused body may still be in flight: do not reuse this connection. HTTP/2
-    // has no such header (Node warns about it): the stream alone ends.
-    if (req.raw.httpVersionMajor !== 1) reply.removeHeader('connection');
-    else if (status.code === 413) reply.header('Connection', 'close');
-    writeStatus(reply, status, { pretty: false });
-  };
+  const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => renderError(req, reply, err, logger, maxBody);
 
   const maxEventLoopDelayMs = opts.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS;
   const lag = maxEventLoopDelayMs > 0 ? new EventLoopLag() : undefined;
@@ -291,27 +282,4 @@ function headerListBytes(raw: readonly string[]): number {
   let n = 0;
   for (const field of raw) n += field.length;
   return n + (raw.length / 2) * 32;
-}
-
-interface FrameworkError {
-  code?: string;
-  statusCode?: number;
-  message?: string;
-}
-
-/** Any error to a Status; unexpected ones are logged once, with their stack, and never sent. */
-function toStatus(err: unknown, logger: Logger, maxBody: number): Status {
-  if (isStatusError(err)) return (err as StatusError).status;
-  const fe = err as FrameworkError;
-  // The client went away mid-request: nothing to answer and nothing wrong with the server.
-  if (fe?.code === 'ECONNRESET' || fe?.code === 'ECONNABORTED' || fe?.message === 'aborted') {
-    logger.debug({ code: fe.code }, 'client aborted the request');
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the client aborted the request', reason: 'BadRequest', code: 400 };
-  }
-  if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe?.statusCode === 413) return requestEntityTooLarge(`Request entity too large: limit is ${maxBody}`).status;
-  if (fe?.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: fe.message ?? 'bad request', reason: 'BadRequest', code: 400 };
-  }
-  logger.error({ err }, 'internal error');
-  return internal('an unexpected error occurred; see the server log').status;
 }

@@ -1,4 +1,4 @@
-// The only place storage errors become API errors (DESIGN.md).
+// The only place storage errors become API errors (docs/architecture.md).
 
 import {
   alreadyExists,

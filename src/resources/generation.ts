@@ -1,4 +1,4 @@
-// metadata.generation for both kinds (decisions.md 3): 1 on create, +1 whenever spec changes,
+// metadata.generation for both kinds (docs/api-compatibility.md, decision 3): 1 on create, +1 whenever spec changes,
 // never changed by metadata-only or status writes.
 
 import { deepEqual } from '../apimachinery/json-value.js';

@@ -1,30 +1,5 @@
-// Retry delays for reconnecting to a store: bounded exponential backoff with jitter, so that a
-// store that keeps failing is retried ever more slowly (never a hot loop) and many caches or
-// replicas that lost the same store do not all come back in the same instant.
+// Storage's name for the one retry backoff (apimachinery/backoff.ts), so backends and the watch
+// cache import it from their own layer; the implementation lives in apimachinery, shared with
+// the controllers.
 
-export interface BackoffOptions {
-  /** The first delay (default 100 ms). */
-  initialMs?: number;
-  /** The longest delay (default 30 s). */
-  maxMs?: number;
-  /**
-   * A session that stayed healthy this long starts the next retry over at the first delay
-   * (default 60 s); one that failed sooner keeps climbing.
-   */
-  resetAfterMs?: number;
-}
-
-export const DEFAULT_BACKOFF: Required<BackoffOptions> = { initialMs: 100, maxMs: 30_000, resetAfterMs: 60_000 };
-
-/**
- * The delay before retry number `attempt` (0 for the first): the exponential step, capped at
- * maxMs, then drawn uniformly from its upper half ("equal jitter"), so it stays within
- * [step/2, step] and never exceeds maxMs.
- */
-export function backoffDelay(attempt: number, opts: BackoffOptions = {}, random: () => number = Math.random): number {
-  const initial = opts.initialMs ?? DEFAULT_BACKOFF.initialMs;
-  const max = opts.maxMs ?? DEFAULT_BACKOFF.maxMs;
-  // 2^attempt overflows to Infinity harmlessly; the cap applies first.
-  const step = Math.min(max, initial * 2 ** Math.max(0, attempt));
-  return step / 2 + (random() * step) / 2;
-}
+export { backoffDelay, backoffStep, DEFAULT_BACKOFF, type BackoffOptions } from '../apimachinery/backoff.js';

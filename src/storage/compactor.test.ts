@@ -1,15 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryStore } from './memory-store.js';
-import { parseDuration, startCompactor } from './compactor.js';
-
-test('durations in kube flag form', () => {
-  assert.equal(parseDuration('5m'), 300_000);
-  assert.equal(parseDuration('1h30m'), 5_400_000);
-  assert.equal(parseDuration('250ms'), 250);
-  assert.equal(parseDuration('0'), 0);
-  assert.throws(() => parseDuration('5 minutes'), /invalid duration/);
-});
+import { startCompactor } from './compactor.js';
 
 test('each tick compacts to the revision of the tick before', async (t) => {
   // Mocked interval: the ticks come when the test says, however busy the machine is.

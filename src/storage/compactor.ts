@@ -42,18 +42,3 @@ export function startCompactor(store: RevisionedStore, intervalMs: number, onErr
     onError,
   );
 }
-
-/** Go-style durations as kube flags take them: `5m`, `300s`, `1h30m`, `0`. */
-export function parseDuration(text: string): number {
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  let consumed = '';
-  for (const m of text.matchAll(re)) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    consumed += m[0];
-  }
-  if (consumed !== text || consumed === '') throw new Error(`invalid duration ${JSON.stringify(text)} (use e.g. 5m, 300s, 0)`);
-  return total;
-}

@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { MemoryStore } from './memory-store.js';
 import { FaultInjectingStore } from './fault-injecting-store.js';
 import { WatchCache, watchCacheProblems, type WatchCacheOptions } from './watch-cache.js';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay } from '../apimachinery/backoff.js';
 import { describeRevisionedStore } from './storage-conformance.js';
 import { isStorageError, type WatchEvent } from './revisioned-store.js';
 

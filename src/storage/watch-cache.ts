@@ -18,7 +18,7 @@
 
 import { StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
 import { WatchHub } from './watch-hub.js';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../apimachinery/backoff.js';
 import { CacheContents } from './cache-contents.js';
 import { CachedWatch } from './cached-watch.js';
 import { BridgedWatch, type BridgeTarget } from './bridged-watch.js';

@@ -1,4 +1,4 @@
-// Two API server replicas on one real etcd, set up as the README's multi-replica section says:
+// Two API server replicas on one real etcd, set up as docs/etcd.md (several replicas) says:
 // each replica has its own data dir, seeded with the same operator-handed files (CA, serving
 // certificate, admin token), so either replica is reached with one kubeconfig. What one replica
 // writes, the other reads, lists and watches, with the same resourceVersions; a watch resumed

@@ -164,13 +164,22 @@ export function httpRequest(agent: https.Agent, base: URL, method: string, path:
   });
 }
 
-/** Reads a watch's newline-delimited events until `count` arrived or the stream ended. */
-export function watchEvents(server: TestServer, path: string, count: number): Promise<{ status: number; events: any[] }> {
+/**
+ * Reads a watch's newline-delimited events until `count` arrived, the stream ended, or
+ * `timeoutMs` passed (then it resolves with the events so far, for the caller's assertion to
+ * show what was missing, instead of waiting for ever).
+ */
+export function watchEvents(server: TestServer, path: string, count: number, timeoutMs = 60_000): Promise<{ status: number; events: any[] }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = https.request({ host: url.hostname, port: url.port, path, ca: server.caCertPem, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
       const events: any[] = [];
       let buf = '';
+      const timer = setTimeout(() => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, events });
+      }, timeoutMs);
+      res.once('close', () => clearTimeout(timer));
       res.on('data', (c: Buffer) => {
         buf += c.toString();
         for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {

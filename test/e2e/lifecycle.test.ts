@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type TestServer } from './harness.js';
+import { bounded } from '../support/polling.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
@@ -59,11 +60,14 @@ function send(server: TestServer, method: string, path: string, payload?: string
 }
 
 /** A watch; resolves how it ended: 'end' for a clean end of the response. */
-function watch(server: TestServer): { ended: Promise<string>; events: () => number } {
+function watch(server: TestServer): { ended: Promise<string>; started: Promise<void>; events: () => number } {
   const url = new URL(server.url);
   let events = 0;
+  let onStart: () => void = () => {};
+  const started = new Promise<void>((resolve) => (onStart = resolve));
   const ended = new Promise<string>((resolve) => {
     const req = https.request({ host: url.hostname, port: url.port, path: `${SC}?watch=true`, ca: server.caCertPem, agent: false, headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
+      onStart();
       res.on('data', (c: Buffer) => (events += c.toString().split('\n').filter(Boolean).length));
       res.on('end', () => resolve('end'));
       res.on('aborted', () => resolve('aborted'));
@@ -72,18 +76,30 @@ function watch(server: TestServer): { ended: Promise<string>; events: () => numb
     req.on('error', (err) => resolve(`error: ${err.message}`));
     req.end();
   });
-  return { ended, events: () => events };
+  return { ended, started, events: () => events };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits for `done` to hold (checked every 20 ms), failing after `ms`: waiting for an event, not for a guess at how long it takes. */
+async function until(done: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await sleep(20);
+  }
+}
+
+/** The shutdown delay of the first test: long enough that a loaded machine still sees /readyz fail before it ends. */
+const SHUTDOWN_DELAY = '5s';
+
 describe('graceful stop', () => {
   test('SIGTERM under writes and watches: readyz fails first, in-flight requests are answered, acknowledged writes survive, exit 0', async () => {
-    const server = await startServer({ args: ['--shutdown-delay-duration', '1500ms'] });
+    const server = await startServer({ args: ['--shutdown-delay-duration', SHUTDOWN_DELAY] });
     const dataDir = server.dataDir;
     try {
       const watches = Array.from({ length: 3 }, () => watch(server));
-      await sleep(300);
+      await bounded(Promise.all(watches.map((w) => w.started)), 60_000, 'the watches start');
       // A request surely in flight at the signal: its body is still arriving.
       const slow = (() => {
         const url = new URL(server.url);
@@ -126,17 +142,17 @@ describe('graceful stop', () => {
         }
       };
       const load = [...Array.from({ length: 6 }, writer), lister()];
-      await sleep(1000);
+      await until(() => acknowledged.length > 0, 'a write acknowledged under load');
       const exited = exitOf(server.process!);
       server.process!.kill('SIGTERM');
       // During the shutdown delay: not ready (the shutdown check), still serving.
-      await sleep(300);
-      const ready = await send(server, 'GET', '/readyz?verbose');
-      assert.equal(ready.status, 500);
+      await until(async () => (await send(server, 'GET', '/readyz')).status === 500, '/readyz failing after SIGTERM');
       const readyText = await server.request('GET', '/readyz?verbose');
+      assert.equal(readyText.status, 500);
       assert.match(readyText.text, /\[-\]shutdown failed: reason withheld\n/);
-      // Past the delay the server has stopped accepting; the slow request is still in flight.
-      await sleep(1500);
+      // Past the delay the server stops accepting (the load sees refused connections); the slow
+      // request is still in flight.
+      await until(() => outcomes.some((o) => o.error === 'ECONNREFUSED'), 'new connections refused after the shutdown delay');
       slow.finish();
       const { code, signal } = await exited;
       stop = true;
@@ -170,7 +186,7 @@ describe('graceful stop', () => {
     try {
       const exited = exitOf(server.process!);
       server.process!.kill('SIGTERM');
-      await sleep(300);
+      await until(async () => (await send(server, 'GET', '/readyz')).status === 500, '/readyz failing after SIGTERM');
       const r = await server.request('GET', '/readyz');
       assert.equal(r.status, 500);
       assert.match(r.text, /\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);

@@ -21,6 +21,13 @@ const PROGRESS_EVERY = Number(process.env.FUZZ_PROGRESS_EVERY ?? 10_000);
 /** The store is emptied when it holds more than this, so that listing it stays cheap. */
 const MAX_OBJECTS = 40;
 
+/** Whether any object appeared, went, or has another resourceVersion. */
+function changedStore(before: Map<string, any>, after: Map<string, any>): boolean {
+  if (before.size !== after.size) return true;
+  for (const [k, v] of before) if (after.get(k)?.metadata.resourceVersion !== v.metadata.resourceVersion) return true;
+  return false;
+}
+
 describe('API fuzzing', () => {
   let server: TestServer;
   let client: FuzzClient;
@@ -60,6 +67,9 @@ describe('API fuzzing', () => {
     const started = Date.now();
     let requests = 0;
     const statuses = new Map<number, number>();
+    /** Answers a write accepted (2xx to POST, PUT, PATCH, DELETE), and exchanges after which the store had changed. */
+    let acceptedWrites = 0;
+    let storeChanges = 0;
     const arbitrary: fc.Arbitrary<FuzzRequest> = fc.oneof({ weight: 20, arbitrary: fuzzRequest }, { weight: 1, arbitrary: frontdoorRequest });
     const property = fc.asyncProperty(arbitrary, async (req) => {
       if (state.size > MAX_OBJECTS) {
@@ -86,6 +96,8 @@ describe('API fuzzing', () => {
       }
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       state = await client.state();
+      if (res.status >= 200 && res.status < 300 && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method)) acceptedWrites++;
+      if (changedStore(before, state)) storeChanges++;
       const problems = checkExchange(req, res, before, state);
       if (problems.length) {
         const body = req.body === undefined ? '' : Buffer.from(req.body, 'base64').toString('utf8').slice(0, 2000);
@@ -100,7 +112,14 @@ describe('API fuzzing', () => {
     await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true });
     const seconds = (Date.now() - started) / 1000;
     const summary = [...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ');
-    process.stdout.write(`# fuzz: ${RUNS} cases, seed ${SEED}, ${requests} requests in ${seconds.toFixed(1)} s; answers ${summary}\n`);
+    process.stdout.write(`# fuzz: ${RUNS} cases, seed ${SEED}, ${requests} requests in ${seconds.toFixed(1)} s; answers ${summary}; ${acceptedWrites} writes accepted, ${storeChanges} changed the store\n`);
     assert.equal(requests, RUNS);
+    // Every exchange was checked above (a Status-shaped 2xx or 4xx, the store as answered); these
+    // make sure the checks had something to check: a run whose requests all bounced (every
+    // answer a 401, say) passes them trivially.
+    const ok = [...statuses].filter(([s]) => s >= 200 && s < 300).reduce((n, [, c]) => n + c, 0);
+    assert.ok(ok >= RUNS / 20, `only ${ok} of ${RUNS} answers were 2xx`);
+    assert.ok(acceptedWrites >= RUNS / 50, `only ${acceptedWrites} of ${RUNS} answers accepted a write`);
+    assert.ok(storeChanges >= RUNS / 100, `only ${storeChanges} of ${RUNS} requests changed the store`);
   });
 });

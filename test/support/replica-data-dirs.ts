@@ -1,4 +1,4 @@
-// Data dirs for several API server replicas, seeded as the README's multi-replica section says:
+// Data dirs for several API server replicas, seeded as docs/etcd.md (several replicas) says:
 // each replica has its own data dir holding the same operator-handed files (CA, serving
 // certificate, admin token), so one kubeconfig reaches every replica.
 

@@ -1,5 +1,5 @@
 // Name and label rules of apimachinery's util/validation, with its 1.33 messages
-// (lengths in "characters", as decisions.md 6 fixes).
+// (lengths in "characters": docs/api-compatibility.md, decision 6).
 
 const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;

@@ -39,8 +39,9 @@ function processIO(): CommandIO {
 
 const processOutput: Pick<CommandIO, 'stdout' | 'stderr'> = { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };
 
-export function parseTrustAnchorsArgs(argv: readonly string[], io: Pick<CommandIO, 'stdout' | 'stderr'> = processOutput): TrustAnchorsOptions {
-  const cmd = new Command('platform-apiserver trust-anchors')
+/** The command's flags (docs/flags.md is generated from them by scripts/gen-flags-doc.ts). */
+export function trustAnchorsCommand(io: Pick<CommandIO, 'stdout' | 'stderr'> = processOutput): Command {
+  return new Command('platform-apiserver trust-anchors')
     .description('Print the merged trust anchors of ClusterTrustBundles, as a clusterTrustBundle projected volume holds them')
     .requiredOption('--kubeconfig <file>', 'kubeconfig of the server to read from')
     .option('--name <name>', 'one ClusterTrustBundle, by name')
@@ -51,6 +52,10 @@ export function parseTrustAnchorsArgs(argv: readonly string[], io: Pick<CommandI
     .option('--watch', 'keep --out up to date until interrupted', false)
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
+}
+
+export function parseTrustAnchorsArgs(argv: readonly string[], io: Pick<CommandIO, 'stdout' | 'stderr'> = processOutput): TrustAnchorsOptions {
+  const cmd = trustAnchorsCommand(io);
   cmd.parse(argv as string[], { from: 'user' });
   const o = cmd.opts<{ kubeconfig: string; name?: string; signer?: string; selector?: string; optional: boolean; out?: string; watch: boolean }>();
   if ((o.name === undefined) === (o.signer === undefined)) throw new UsageError('exactly one of --name and --signer is required');

@@ -67,9 +67,32 @@ test('watches, health and version paths, and system:masters are never refused', 
   assert.equal(passed, 3);
 });
 
-test('a limit of 0 is no limit', async () => {
+test('a limit of 0 is no limit: many requests of one user in flight at once all pass', async () => {
   const filter = maxInFlightFilter({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 }, recorder());
-  for (let i = 0; i < 5; i++) await filter(exchange('GET', SC).state, async () => {});
+  let entered = 0;
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const handler = async (): Promise<void> => {
+    entered++;
+    await gate;
+  };
+  // Every request is still in its handler (and its response open) when the next arrives.
+  const running = [...Array(20)].flatMap(() => [filter(exchange('GET', SC).state, handler), filter(exchange('POST', SC).state, handler)]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(entered, 40, 'all 40 in flight together');
+  open();
+  await Promise.all(running);
+});
+
+test("the pool is picked by kube's read-only verbs: get, list and watch; a non-resource HEAD counts as mutating", async () => {
+  const obs = recorder();
+  const filter = maxInFlightFilter({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 }, obs);
+  const pass = async () => {};
+  await filter(exchange('GET', SC, 'a').state, pass);
+  await filter(exchange('HEAD', '/openapi/v2', 'b').state, pass);
+  assert.deepEqual(obs.inflightNow, { readOnly: 1, mutating: 1 });
+  await assert.rejects(filter(exchange('POST', SC, 'c').state, pass), is429);
+  assert.deepEqual(obs.rejections, ['mutating']);
 });
 
 test('one user cannot take the whole pool from the others', () => {

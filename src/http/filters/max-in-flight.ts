@@ -16,9 +16,8 @@ import { InflightPool } from './inflight-pool.js';
 import { WorkEstimator } from './work-estimate.js';
 import { responseClosed } from '../response-closed.js';
 import { abortResponse } from '../paced-body.js';
-import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
+import { requestKind, type RequestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
 
-const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 const PRIVILEGED_GROUP = 'system:masters';
 const RETRY_AFTER_SECONDS = 1;
 /** How long past the request timeout a response may take to end before its seats are taken back. */
@@ -48,7 +47,7 @@ export function maxInFlightFilter(limits: InflightLimits, observer: RequestObser
   };
   return async (s, next) => {
     if (s.longRunning || s.isPublic) return next();
-    const kind: RequestKind = READ_ONLY_VERBS.has(s.info.verb) ? 'readOnly' : 'mutating';
+    const kind = requestKind(s.info);
     const pool = pools[kind];
     if (!pool) return run(s, next);
     const user = effectiveUser(s);

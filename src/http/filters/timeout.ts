@@ -10,7 +10,7 @@
 // A watch keeps its own timeoutSeconds.
 
 import { badRequest, isStatusError, timeout, type StatusError } from '../../apimachinery/status-error.js';
-import { parseGoDuration } from '../go-duration.js';
+import { parseGoDuration } from '../../apimachinery/go-duration.js';
 import { passThrough, type Filter } from './filter.js';
 import { abortResponse } from '../paced-body.js';
 

@@ -1,5 +1,5 @@
 // How the generic store treats ClusterTrustBundles: no status, resourceVersion required on
-// update (AllowUnconditionalUpdate=false upstream), generation tracked per decisions.md 3;
+// update (AllowUnconditionalUpdate=false upstream), generation tracked per docs/api-compatibility.md decision 3;
 // warnings for certificates outside their validity or expiring soon (expiry.ts).
 
 import { defineStrategy } from '../../registry/strategy.js';

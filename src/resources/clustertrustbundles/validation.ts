@@ -1,6 +1,7 @@
 // ClusterTrustBundle validation in upstream order (metadata, spec.signerName, spec.trustBundle)
-// with upstream's paths, reasons and messages (reference/resources.md 2.2–2.3). Certificates are
-// judged by go-x509/, which accepts exactly what Go 1.24's x509.ParseCertificate accepts.
+// with upstream's paths, reasons and messages (upstream's ValidateClusterTrustBundle and
+// ValidateClusterTrustBundleUpdate; docs/api-compatibility.md). Certificates are judged by
+// go-x509/, which accepts exactly what Go 1.24's x509.ParseCertificate accepts.
 
 import { FieldPath, fieldErrors, type FieldError } from '../../apimachinery/field-error.js';
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain, type NameValidator } from '../../apimachinery/validation/names.js';

@@ -1,4 +1,4 @@
-// How the generic store treats ServiceCIDRs (upstream strategy plus decisions.md 3–5):
+// How the generic store treats ServiceCIDRs (upstream strategy plus docs/api-compatibility.md decisions 3–5):
 // unconditional updates allowed; status wiped on create and kept on main-resource updates;
 // /status writes change only status.
 

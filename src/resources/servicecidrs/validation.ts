@@ -1,6 +1,7 @@
-// ServiceCIDR validation, newest upstream form (reference/resources.md 4.2–4.4): entries are
-// checked one by one before the per-family check; updates keep cidrs immutable except the
-// single- to dual-stack upgrade; status updates check metadata only.
+// ServiceCIDR validation, newest upstream form (upstream's ValidateServiceCIDR and its update
+// and status forms; docs/api-compatibility.md): entries are checked one by one before the
+// per-family check; updates keep cidrs immutable except the single- to dual-stack upgrade;
+// status updates check metadata only.
 
 import { FieldPath, fieldErrors, type FieldError } from '../../apimachinery/field-error.js';
 import { nameIsDNSSubdomain } from '../../apimachinery/validation/names.js';

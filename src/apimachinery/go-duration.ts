@@ -1,4 +1,5 @@
-// Go's time.ParseDuration, for the ?timeout= query parameter kube-apiserver reads with it:
+// Go's time.ParseDuration, for the ?timeout= query parameter kube-apiserver reads with it and
+// for the duration flags (--request-timeout, --shutdown-timeout, ...), which kube parses with it:
 // an optional sign, then numbers (with an optional fraction) each followed by a unit of ns,
 // us, µs, ms, s, m or h ("1m30s", "1.5h", "250ms"); "0" alone needs no unit. Errors carry Go's
 // messages. The result is in milliseconds.
