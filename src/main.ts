@@ -13,12 +13,12 @@ import { unionAuthenticator } from './auth/authenticator.js';
 import type { Authorizer } from './auth/authorizer.js';
 import { CtbAttestAdmission } from './auth/ctb-attest-admission.js';
 import { loadPolicySource } from './auth/rbac/policy-file.js';
-import { privilegedGroupsAuthorizer, RbacAuthorizer, unionAuthorizer } from './auth/rbac/rbac-authorizer.js';
 import { loadTokenFile, TokenAuthenticator } from './auth/token-authenticator.js';
 import { X509Authenticator } from './auth/x509-authenticator.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { ensureAdminToken } from './config/admin-token.js';
 import { ensureServingCertificates } from './config/certificates.js';
+import { buildAuthorizerChain } from './config/authorizer-chain.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
 import { writeAdminKubeconfig } from './config/kubeconfig.js';
 import type { ResourceEndpoints } from './http/endpoint.js';
@@ -210,9 +210,15 @@ async function main(): Promise<void> {
   const caches = await startCaches(config, storage, logger, metrics.storage);
   phase('watch caches filled');
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
-  // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
-  // apply to everyone, and the policy file adds to them.
-  const authorizer = unionAuthorizer([privilegedGroupsAuthorizer(['system:masters']), new RbacAuthorizer(policy.current)]);
+  // system:masters may do everything, then the configured modes in order (RBAC by default: the
+  // bootstrap roles apply to everyone, and the policy file adds to them).
+  const authorizer = await buildAuthorizerChain({
+    modes: config.authorization.modes,
+    webhook: config.authorization.webhook,
+    policy: policy.current,
+    observer: metrics.authorization,
+    logger: logger.child({ component: 'authorization' }),
+  });
 
   const adminToken = ensureAdminToken(config.dataDir);
   const tokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : new Map<string, UserInfo>();

@@ -1,0 +1,37 @@
+// A webhook's connection from its kubeconfig file (kube's format for authorization and token
+// webhooks): the current context's cluster (`server`, `certificate-authority[-data]`,
+// `insecure-skip-tls-verify`, `tls-server-name`) and user (`client-certificate[-data]`,
+// `client-key[-data]`, `token`, `tokenFile`), paths relative to the file, read with
+// @kubernetes/client-node's KubeConfig (imported only when a webhook is configured: it is large).
+
+import type http from 'node:http';
+import type https from 'node:https';
+import type { WebhookTarget } from '../auth/webhook/webhook-transport.js';
+
+export async function loadWebhookTarget(path: string): Promise<WebhookTarget> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromFile(path);
+  } catch (err) {
+    throw new Error(`invalid webhook kubeconfig ${path}: ${(err as Error).message}`);
+  }
+  // kube takes the current context; a file with a single context needs none named.
+  if (!kc.getCurrentContext() && kc.getContexts().length === 1) kc.setCurrentContext(kc.getContexts()[0]!.name);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.server) throw new Error(`invalid webhook kubeconfig ${path}: no current context with a cluster server`);
+  let url: URL;
+  try {
+    url = new URL(cluster.server);
+  } catch {
+    throw new Error(`invalid webhook kubeconfig ${path}: server ${JSON.stringify(cluster.server)} is not a URL`);
+  }
+  const options: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(options);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(options.headers ?? {})) if (typeof v === 'string') headers[k] = v;
+  // The agent client-node made carries the CA, client certificate and key; keep-alive between calls.
+  const agent = options.agent as http.Agent;
+  (agent as unknown as { keepAlive: boolean }).keepAlive = true;
+  return { url, agent, headers };
+}
