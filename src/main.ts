@@ -19,6 +19,8 @@ import type { Authenticator } from './auth/authenticator.js';
 import { ensureAdminToken } from './config/admin-token.js';
 import { ensureServingCertificates } from './config/certificates.js';
 import { buildAuthorizerChain } from './config/authorizer-chain.js';
+import { watchServingFiles, type ServingFilesWatch } from './config/serving-files.js';
+import type { HealthCheck } from './http/health.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
 import { writeAdminKubeconfig } from './config/kubeconfig.js';
 import type { ResourceEndpoints } from './http/endpoint.js';
@@ -173,6 +175,14 @@ async function runSubcommand(argv: readonly string[]): Promise<boolean> {
 }
 // ── end controllers ─────────────────────────────────────────────────────────────────────────
 
+/** /readyz checks named after kube's dynamic certificate controllers: a reloaded file that is broken. */
+function servingFileChecks(config: ServerConfig, watch: () => ServingFilesWatch | undefined): HealthCheck[] {
+  const checks: HealthCheck[] = [];
+  if (config.tlsCertFile) checks.push({ name: 'serving-cert', check: () => watch()?.servingCertProblem() || undefined });
+  if (config.clientCAFile) checks.push({ name: 'client-ca-bundle', check: () => watch()?.clientCAProblem() || undefined });
+  return checks;
+}
+
 /** How clients reach the bound address (a wildcard bind is reached on loopback). */
 function urlHost(bindAddress: string): string {
   if (bindAddress === '0.0.0.0' || bindAddress === '') return '127.0.0.1';
@@ -233,6 +243,7 @@ async function main(): Promise<void> {
     authenticators.push(new ServiceAccountAuthenticator({ keys, issuers: config.serviceAccountIssuers, audiences: config.apiAudiences }));
   }
   const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
+  for (const name of config.tls.insecure) logger.warn({ cipher: name }, `Use of insecure cipher '${name}' detected.`);
 
   const tls = config.tlsCertFile
     ? (() => {
@@ -264,7 +275,7 @@ async function main(): Promise<void> {
     resources: buildEndpoints(caches, authorizer, metrics.storage),
     authenticator: observedAuthenticator(unionAuthenticator(authenticators), metrics.authentication),
     authorizer,
-    tls: { ...tls, clientCAPem },
+    tls: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem, minVersion: config.tls.minVersion, ciphers: config.tls.ciphers },
     logger,
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,
@@ -275,6 +286,7 @@ async function main(): Promise<void> {
       policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
       shuttingDown: () => shutdown.shuttingDown,
       extra: config.controllers.size ? [{ name: 'poststarthook/start-service-cidr-controllers', check: () => (controllersReady ? undefined : 'the ServiceCIDR controllers have not synced yet') }] : [],
+      readinessOnly: servingFileChecks(config, () => servingFiles),
     }),
     onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
     metrics: () => metrics.render(),
@@ -292,6 +304,7 @@ async function main(): Promise<void> {
     parentCheckMs: process.env.npm_lifecycle_event === 'start' ? 1000 : 0,
     stopServing: () => server.close(),
     async release() {
+      servingFiles?.close();
       await controllers?.stop(); // issue #14
       compactor.stop();
       etcdHealth?.stop();
@@ -302,6 +315,16 @@ async function main(): Promise<void> {
     },
   });
   phase('server built');
+  // Given serving files and the client CA are followed as they change (generated ones are ours).
+  const servingFiles: ServingFilesWatch | undefined =
+    config.tlsCertFile || config.clientCAFile
+      ? watchServingFiles({
+          files: { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile, clientCAFile: config.clientCAFile },
+          initial: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem },
+          apply: (m) => server.setServingMaterial(m),
+          logger: logger.child({ component: 'serving-certificates' }),
+        })
+      : undefined;
   const { port } = await server.listen(config.bindAddress, config.securePort);
   phase('listening');
   // On a reachable store the default ServiceCIDR exists before the ready line (a client's first
