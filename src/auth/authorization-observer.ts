@@ -1,6 +1,6 @@
 // What authorization reports for metrics (kube's apiserver_authorization_* families), through an
 // interface auth owns: each configured authorizer's terminal decisions, each webhook call's
-// result and latency, fail-open answers, and match-condition evaluations.
+// result and latency, fail-open answers, match-condition evaluations and configuration reloads.
 
 import type { Authorizer } from './authorizer.js';
 
@@ -15,6 +15,8 @@ export interface AuthorizationObserver {
   webhookFailOpen(name: string, result: WebhookResult): void;
   /** One evaluation of an authorizer's match conditions; `excluded`: they did not match; `error`: one failed. */
   matchConditions(type: string, name: string, outcome: 'matched' | 'excluded' | 'error', durationSeconds: number): void;
+  /** An automatic reload of --authorization-config. */
+  configReload(status: 'success' | 'failure'): void;
 }
 
 export const noopAuthorizationObserver: AuthorizationObserver = {
@@ -22,6 +24,7 @@ export const noopAuthorizationObserver: AuthorizationObserver = {
   webhookEvaluation: () => {},
   webhookFailOpen: () => {},
   matchConditions: () => {},
+  configReload: () => {},
 };
 
 /** The authorizer, reporting its allow and deny decisions (no opinion is not terminal: not counted, as in kube). */

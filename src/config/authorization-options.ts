@@ -1,7 +1,8 @@
 // The authorization flags as kube-apiserver 1.33 checks them: `--authorization-mode` (an ordered
 // comma list of RBAC, Webhook, AlwaysAllow, AlwaysDeny, Node; kube also knows ABAC, which has no
-// policy format here) and the `--authorization-webhook-*` flags of the Webhook mode. Kube's
-// messages, collected as kube collects them. Our default mode is RBAC (kube's is AlwaysAllow): RBAC with the built-in roles
+// policy format here), the `--authorization-webhook-*` flags of the Webhook mode, and
+// `--authorization-config`, which excludes all of them. Kube's messages, collected as kube
+// collects them. Our default mode is RBAC (kube's is AlwaysAllow): RBAC with the built-in roles
 // and --authorization-policy-file has always been this server's authorization.
 
 import { parseDuration } from '../storage/compactor.js';
@@ -18,7 +19,7 @@ export interface WebhookFlags {
   unauthorizedTtlMs: number;
 }
 
-export type AuthorizationConfig = { kind: 'modes'; modes: AuthorizationMode[]; webhook?: WebhookFlags };
+export type AuthorizationConfig = { kind: 'modes'; modes: AuthorizationMode[]; webhook?: WebhookFlags } | { kind: 'file'; path: string };
 
 export interface AuthorizationFlagValues {
   mode?: string;
@@ -32,10 +33,16 @@ export interface AuthorizationFlagValues {
   unauthorizedTtl: string;
   unauthorizedTtlSet: boolean;
   policyFile?: string;
+  configFile?: string;
 }
 
 /** The checked configuration; throws one Error with every problem, as kube reports them. */
 export function resolveAuthorization(v: AuthorizationFlagValues): AuthorizationConfig {
+  if (v.configFile) {
+    const legacy = v.modeSet || v.webhookConfigFile !== undefined || v.webhookVersionSet || v.authorizedTtlSet || v.unauthorizedTtlSet;
+    if (legacy) throw new Error('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
+    return { kind: 'file', path: v.configFile };
+  }
   const modes = v.mode === undefined ? [...DEFAULT_AUTHORIZATION_MODES] : v.mode.split(',').map((m) => m.trim()).filter(Boolean);
   const errors: string[] = [];
   if (modes.length === 0) errors.push('at least one authorization-mode must be passed');

@@ -1,8 +1,8 @@
 // The authorizer chain as kube-apiserver 1.33 builds it: the privileged group `system:masters`
 // first (always, uncounted), then each configured authorizer in order, each reporting its
 // decisions under kube's type and name labels (`RBAC`/`rbac`, `Webhook`/`default` for the flags'
-// webhook, …). The webhook's kubeconfig is read here, at start: a missing or broken one is a
-// start-up error, as in kube.
+// webhook, or the names of --authorization-config). Webhook kubeconfigs are read here: a missing
+// or broken one is a start-up (or reload) error, as in kube.
 
 import type { Logger } from '../apimachinery/request-context.js';
 import { instrumentedAuthorizer, type AuthorizationObserver } from '../auth/authorization-observer.js';
@@ -11,17 +11,14 @@ import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, nodeAuthorizer } from '../
 import { privilegedGroupsAuthorizer, RbacAuthorizer, unionAuthorizer } from '../auth/rbac/rbac-authorizer.js';
 import type { RbacPolicy } from '../auth/rbac/rbac-types.js';
 import { WebhookAuthorizer } from '../auth/webhook/webhook-authorizer.js';
-import type { AuthorizationMode, WebhookFlags } from './authorization-options.js';
+import { compileMatchCondition, matchConditions } from '../auth/webhook/match-conditions.js';
+import type { AuthorizerSpec } from './authorization-config-file.js';
 import { loadWebhookTarget } from './webhook-kubeconfig.js';
 
-/** The flags' webhook: 30 s per call and failures without an opinion, as kube sets them. */
-const FLAG_WEBHOOK_TIMEOUT_MS = 30_000;
-const FLAG_WEBHOOK_NAME = 'default';
 const TRUST_BUNDLE_GROUP = 'certificates.platform.io';
 
 export interface ChainInputs {
-  modes: readonly AuthorizationMode[];
-  webhook?: WebhookFlags;
+  authorizers: readonly AuthorizerSpec[];
   policy: () => RbacPolicy;
   observer: AuthorizationObserver;
   logger: Logger;
@@ -29,15 +26,12 @@ export interface ChainInputs {
 
 export async function buildAuthorizerChain(i: ChainInputs): Promise<Authorizer> {
   const chain: Authorizer[] = [privilegedGroupsAuthorizer(['system:masters'])];
-  for (const mode of i.modes) {
-    const name = mode === 'Webhook' ? FLAG_WEBHOOK_NAME : mode.toLowerCase();
-    chain.push(instrumentedAuthorizer(mode, name, await authorizerFor(mode, i), i.observer));
-  }
+  for (const spec of i.authorizers) chain.push(instrumentedAuthorizer(spec.type, spec.name, await authorizerFor(spec, i), i.observer));
   return unionAuthorizer(chain);
 }
 
-async function authorizerFor(mode: AuthorizationMode, i: ChainInputs): Promise<Authorizer> {
-  switch (mode) {
+async function authorizerFor(spec: AuthorizerSpec, i: ChainInputs): Promise<Authorizer> {
+  switch (spec.type) {
     case 'RBAC':
       return new RbacAuthorizer(i.policy);
     case 'AlwaysAllow':
@@ -47,15 +41,17 @@ async function authorizerFor(mode: AuthorizationMode, i: ChainInputs): Promise<A
     case 'Node':
       return nodeAuthorizer(TRUST_BUNDLE_GROUP);
     case 'Webhook': {
-      const w = i.webhook!;
+      const w = spec.webhook!;
+      const compiled = w.matchConditions.map((expression) => ({ expression, program: compileMatchCondition(expression) }));
       return new WebhookAuthorizer({
-        name: FLAG_WEBHOOK_NAME,
-        target: await loadWebhookTarget(w.configFile),
+        name: spec.name,
+        target: await loadWebhookTarget(w.connection.kind === 'kubeconfig' ? w.connection.path : { inCluster: true }),
         version: w.version,
         authorizedTtlMs: w.authorizedTtlMs,
         unauthorizedTtlMs: w.unauthorizedTtlMs,
-        timeoutMs: FLAG_WEBHOOK_TIMEOUT_MS,
-        failurePolicy: 'NoOpinion',
+        timeoutMs: w.timeoutMs,
+        failurePolicy: w.failurePolicy,
+        ...(compiled.length ? { matches: matchConditions(compiled, spec.name, i.observer) } : {}),
         observer: i.observer,
         logger: i.logger,
       });

@@ -128,6 +128,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     .option('--authorization-webhook-version <version>', 'the authorization.k8s.io SubjectAccessReview version sent to and expected from the webhook: v1beta1 or v1', 'v1beta1')
     .option('--authorization-webhook-cache-authorized-ttl <duration>', "how long the webhook's 'authorized' answers are cached (0: not cached)", '5m')
     .option('--authorization-webhook-cache-unauthorized-ttl <duration>', "how long the webhook's other answers are cached (0: not cached)", '30s')
+    .option('--authorization-config <file>', 'AuthorizationConfiguration (apiserver.config.k8s.io/v1) file: the authorizer chain, webhooks with timeouts, failure policies and CEL match conditions; re-read when it changes. Excludes --authorization-mode and --authorization-webhook-*')
     .option('--tls-min-version <version>', 'minimum TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13 (default VersionTLS12)')
     .option('--tls-cipher-suites <list>', "comma-separated TLS 1.0-1.2 cipher suites, by Go's names (e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); default: Go's secure suites. TLS 1.3 suites are not configurable")
     .option('--audit-log-path <file>', 'append audit.k8s.io/v1 Event JSON lines here')
@@ -188,6 +189,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
         unauthorizedTtl: String(o.authorizationWebhookCacheUnauthorizedTtl),
         unauthorizedTtlSet: program.getOptionValueSource('authorizationWebhookCacheUnauthorizedTtl') === 'cli',
         policyFile: o.authorizationPolicyFile as string | undefined,
+        configFile: o.authorizationConfig as string | undefined,
       }),
     ),
     tls: checked(() => resolveTls(o.tlsMinVersion as string | undefined, o.tlsCipherSuites as string | undefined)),

@@ -3,14 +3,20 @@
 // `insecure-skip-tls-verify`, `tls-server-name`) and user (`client-certificate[-data]`,
 // `client-key[-data]`, `token`, `tokenFile`), paths relative to the file, read with
 // @kubernetes/client-node's KubeConfig (imported only when a webhook is configured: it is large).
+// `InClusterConfig` (structured configuration) reads the pod's service-account environment.
 
 import type http from 'node:http';
 import type https from 'node:https';
 import type { WebhookTarget } from '../auth/webhook/webhook-transport.js';
 
-export async function loadWebhookTarget(path: string): Promise<WebhookTarget> {
+export async function loadWebhookTarget(path: string | { inCluster: true }): Promise<WebhookTarget> {
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
+  if (typeof path !== 'string') {
+    if (!process.env.KUBERNETES_SERVICE_HOST) throw new Error('webhook connectionInfo InClusterConfig: not running in a cluster (KUBERNETES_SERVICE_HOST is not set)');
+    kc.loadFromCluster();
+    return target(kc, 'the in-cluster configuration');
+  }
   try {
     kc.loadFromFile(path);
   } catch (err) {
@@ -18,6 +24,10 @@ export async function loadWebhookTarget(path: string): Promise<WebhookTarget> {
   }
   // kube takes the current context; a file with a single context needs none named.
   if (!kc.getCurrentContext() && kc.getContexts().length === 1) kc.setCurrentContext(kc.getContexts()[0]!.name);
+  return target(kc, path);
+}
+
+async function target(kc: import('@kubernetes/client-node').KubeConfig, path: string): Promise<WebhookTarget> {
   const cluster = kc.getCurrentCluster();
   if (!cluster?.server) throw new Error(`invalid webhook kubeconfig ${path}: no current context with a cluster server`);
   let url: URL;

@@ -3,7 +3,9 @@
 // opinion", and match-condition errors, exclusions and evaluation time. Label values come from
 // the configuration (authorizer types and names) and fixed sets, never from requests.
 
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AuthorizationObserver, WebhookResult } from '../auth/authorization-observer.js';
 
 /** component-base's DefBuckets (Prometheus' defaults). */
@@ -39,7 +41,25 @@ export function authorizationMetrics(registry: Registry): AuthorizationObserver 
     buckets: [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25],
     registers,
   });
+  const reloads = new Counter({
+    name: 'apiserver_authorization_config_controller_automatic_reloads_total',
+    help: 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.',
+    labelNames: ['status', 'apiserver_id_hash'],
+    registers,
+  });
+  const lastReload = new Gauge({
+    name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
+    help: 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.',
+    labelNames: ['status', 'apiserver_id_hash'],
+    registers,
+  });
+  // kube labels reloads with a hash of its apiserver identity; ours is the host's.
+  const idHash = `sha256:${createHash('sha256').update(`platform-apiserver-${hostname()}`).digest('hex')}`;
   return {
+    configReload(status) {
+      reloads.inc({ status, apiserver_id_hash: idHash });
+      lastReload.set({ status, apiserver_id_hash: idHash }, Date.now() / 1000);
+    },
     decision: (type, name, decision) => decisions.inc({ type, name, decision }),
     webhookEvaluation(name: string, result: WebhookResult, seconds: number) {
       evaluations.inc({ name, result });

@@ -25,6 +25,7 @@ function recorder() {
     webhookEvaluation: (n, r) => events.push(`evaluation ${n} ${r}`),
     webhookFailOpen: (n, r) => events.push(`fail-open ${n} ${r}`),
     matchConditions: (t, n, o) => events.push(`match ${t}/${n} ${o}`),
+    configReload: (s) => events.push(`reload ${s}`),
   };
   return { events, observer };
 }
