@@ -10,6 +10,7 @@ import type { AuthorizationAttributes } from '../../src/auth/authorizer.js';
 import type { AuthorizationObserver } from '../../src/auth/authorization-observer.js';
 import { WebhookAuthorizer, type WebhookAuthorizerOptions } from '../../src/auth/webhook/webhook-authorizer.js';
 import { loadWebhookTarget } from '../../src/config/webhook-kubeconfig.js';
+import { compileMatchCondition, matchConditions } from '../../src/auth/webhook/match-conditions.js';
 import { startSarWebhook, type SarWebhook } from '../support/sar-webhook.js';
 
 const alice = { username: 'alice', uid: 'uid-1', groups: ['devs', 'system:authenticated'], extra: { 'example.com/team': ['a', 'b'] } };
@@ -184,5 +185,31 @@ describe('webhook authorizer over HTTPS', () => {
     assert.equal(r.decision, 'no-opinion');
     assert.match(r.error!, /ECONNREFUSED/);
     assert.deepEqual(events, ['evaluation default error', 'fail-open default error']);
+  });
+
+  test('match conditions: all true calls the webhook, one false skips it, an error goes to the failure policy', async () => {
+    hook.decide = () => ({ status: { allowed: true } });
+    const compile = (...expressions: string[]) => expressions.map((expression) => ({ expression, program: compileMatchCondition(expression) }));
+    const r = recorder();
+    const conditions = compile('has(request.resourceAttributes)', "request.resourceAttributes.group == 'networking.platform.io'", "!('system:masters' in request.groups)");
+    const { authorizer } = await make({ matches: matchConditions(conditions, 'policy', r.observer) });
+    hook.requests.length = 0;
+    assert.equal((await authorizer.authorize(attrs({ name: 'mc1' }))).decision, 'allow');
+    assert.equal(hook.requests.length, 1);
+    assert.deepEqual(await authorizer.authorize(attrs({ name: 'mc2', apiGroup: 'certificates.platform.io' })), { decision: 'no-opinion', reason: '' });
+    assert.deepEqual(await authorizer.authorize(attrs({ isResourceRequest: false, path: '/metrics', verb: 'get' })), { decision: 'no-opinion', reason: '' });
+    assert.equal(hook.requests.length, 1, 'skipped requests never reach the webhook');
+    assert.deepEqual(r.events, ['match Webhook/policy matched', 'match Webhook/policy excluded', 'match Webhook/policy excluded']);
+    // An expression that fails at evaluation (a missing key) is an error, decided by the failure policy.
+    const broken = compile('request.nonResourceAttributes.path == "/x"');
+    const deny = await make({ failurePolicy: 'Deny', matches: matchConditions(broken, 'policy', r.observer) });
+    const d = await deny.authorizer.authorize(attrs({ name: 'mc3' }));
+    assert.equal(d.decision, 'deny');
+    assert.match(d.error!, /^cel evaluation error: expression 'request\.nonResourceAttributes\.path == "\/x"' resulted in error: /);
+    const open = await make({ failurePolicy: 'NoOpinion', matches: matchConditions(compile('request.user'), 'policy', r.observer) });
+    const o = await open.authorizer.authorize(attrs({ name: 'mc4' }));
+    assert.equal(o.decision, 'no-opinion');
+    assert.match(o.error!, /eval result type should be bool/);
+    assert.equal(hook.requests.length, 1);
   });
 });
