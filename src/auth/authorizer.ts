@@ -37,6 +37,8 @@ export interface UserRules {
   resourceRules: { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }[];
   nonResourceRules: { verbs: string[]; nonResourceURLs?: string[] }[];
   incomplete: boolean;
+  /** Why the list is incomplete (a webhook cannot list rules), as kube reports it. */
+  evaluationError?: string;
 }
 
 export interface Authorizer {

@@ -103,6 +103,14 @@ describe('webhook authorization (--authorization-mode Node,Webhook,RBAC)', () =>
     assert.deepEqual(usersAsked(), ['system:node:n1']);
   });
 
+  test('SelfSubjectRulesReview: RBAC\'s rules, incomplete, with the webhook\'s evaluation error', async () => {
+    const r = await server.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { token: 'nora-token', body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } } });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.status.incomplete, true);
+    assert.equal(r.json.status.evaluationError, 'webhook authorizer does not support user rule resolution');
+    assert.ok(r.json.status.resourceRules.length > 0);
+  });
+
   const kubectlBinary = requireTool('kubectl', 'kubectl auth can-i against a webhook decision');
   test('kubectl auth can-i asks the whole chain, webhook included', { skip: !kubectlBinary }, async () => {
     const kubectl = kubectlFor(kubectlBinary!, server.kubeconfigPath);

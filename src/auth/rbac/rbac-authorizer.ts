@@ -107,11 +107,14 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
     },
     async rulesFor(user, namespace) {
       const all = await Promise.all(authorizers.map((a) => a.rulesFor(user, namespace)));
-      return {
+      const errors = all.flatMap((r) => (r.evaluationError ? [r.evaluationError] : []));
+      const out: UserRules = {
         resourceRules: all.flatMap((r) => r.resourceRules),
         nonResourceRules: all.flatMap((r) => r.nonResourceRules),
         incomplete: all.some((r) => r.incomplete),
       };
+      if (errors.length) out.evaluationError = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+      return out;
     },
   };
 }

@@ -91,8 +91,7 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   async rulesFor(): Promise<UserRules> {
-    // kube: "webhook authorizer does not support user rule resolution".
-    return { resourceRules: [], nonResourceRules: [], incomplete: true };
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'webhook authorizer does not support user rule resolution' };
   }
 
   private onError(message: string): AuthorizationResult {
