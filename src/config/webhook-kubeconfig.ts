@@ -1,7 +1,7 @@
 // A webhook's connection from its kubeconfig file (kube's format for authorization and token
 // webhooks): the current context's cluster (`server`, `certificate-authority[-data]`,
 // `insecure-skip-tls-verify`, `tls-server-name`) and user (`client-certificate[-data]`,
-// `client-key[-data]`, `token`, `tokenFile`), paths relative to the file, read with
+// `client-key[-data]`, `token`), paths relative to the file, read with
 // @kubernetes/client-node's KubeConfig (imported only when a webhook is configured: it is large).
 // `InClusterConfig` (structured configuration) reads the pod's service-account environment.
 
@@ -38,8 +38,16 @@ async function target(kc: import('@kubernetes/client-node').KubeConfig, path: st
   }
   const options: https.RequestOptions = {};
   await kc.applyToHTTPSOptions(options);
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options.headers ?? {})) if (typeof v === 'string') headers[k] = v;
+  // The Authorization header is asked for on each call: client-node re-reads a rotating
+  // in-cluster token file when it has expired.
+  const withAuth = kc as unknown as { applyAuthorizationHeader(o: https.RequestOptions): Promise<void> };
+  const headers = async (): Promise<Record<string, string>> => {
+    const o: https.RequestOptions = {};
+    await withAuth.applyAuthorizationHeader(o);
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') out[k] = v;
+    return out;
+  };
   // The agent client-node made carries the CA, client certificate and key; keep-alive between calls.
   const agent = options.agent as http.Agent;
   (agent as unknown as { keepAlive: boolean }).keepAlive = true;

@@ -10,8 +10,8 @@ export interface WebhookTarget {
   url: URL;
   /** Carries the CA, client certificate and key; keeps connections alive between calls. */
   agent: http.Agent;
-  /** E.g. a bearer token's Authorization header. */
-  headers: Record<string, string>;
+  /** E.g. a bearer token's Authorization header; asked for each call (an in-cluster token is re-read as it rotates). */
+  headers: () => Promise<Record<string, string>>;
 }
 
 export type WebhookFailure = 'timeout' | 'reset' | 'error';
@@ -42,7 +42,8 @@ export function goDuration(ms: number): string {
   return `${s}s`;
 }
 
-export function postJson(target: WebhookTarget, body: string, timeoutMs: number): Promise<{ statusCode: number; body: string }> {
+export async function postJson(target: WebhookTarget, body: string, timeoutMs: number): Promise<{ statusCode: number; body: string }> {
+  const headers = await target.headers();
   const url = new URL(target.url);
   url.searchParams.set('timeout', goDuration(timeoutMs));
   const where = `Post ${JSON.stringify(url.href)}`;
@@ -58,7 +59,7 @@ export function postJson(target: WebhookTarget, body: string, timeoutMs: number)
     const req = request(url, {
       method: 'POST',
       agent: target.agent,
-      headers: { ...target.headers, 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(body) },
+      headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(body) },
     });
     const timer = setTimeout(() => {
       fail('context deadline exceeded (Client.Timeout exceeded while awaiting headers)', 'timeout');
