@@ -6,7 +6,7 @@
 // policy's decision (no opinion for the flags, as kube's) with the error: a request no later
 // authorizer allows is then answered 500, as kube-apiserver answers it. 429, 500 and 504 answers
 // and reset connections are retried with kube's backoff (500 ms × 1.5, 5 tries at most); every
-// try is bounded by the timeout, so a webhook can never hold a request indefinitely.
+// try is bounded by the timeout and all of them by 60 s, so a webhook never holds a request long.
 
 import type { Logger } from '../../apimachinery/request-context.js';
 import type { AuthorizationObserver, WebhookResult } from '../authorization-observer.js';
@@ -25,6 +25,11 @@ export interface Backoff {
 /** kube's DefaultAuthWebhookRetryBackoff (the jitter of 0.2 applied on each wait). */
 export const DEFAULT_RETRY_BACKOFF: Backoff = { initialMs: 500, factor: 1.5, steps: 5 };
 const CACHE_ENTRIES = 8192;
+/**
+ * All tries together end within this (kube's calls end with the request's context, 60 s by
+ * default): retried 504s can never hold a request for five timeouts.
+ */
+const TOTAL_BUDGET_MS = 60_000;
 /** Requester-controlled attributes longer than this are never cached (kube's DoS guard). */
 const MAX_CACHED_ATTRIBUTE_BYTES = 10_000;
 
@@ -101,11 +106,12 @@ export class WebhookAuthorizer implements Authorizer {
   /** Calls the webhook, retrying what kube retries; throws the last failure. */
   private async call(spec: Record<string, unknown>): Promise<SarStatus> {
     const body = subjectAccessReviewBody(spec, this.o.version);
+    const deadline = performance.now() + Math.max(TOTAL_BUDGET_MS, this.o.timeoutMs);
     let wait = this.retry.initialMs;
     for (let attempt = 1; ; attempt++) {
       const start = performance.now();
       try {
-        const answer = await postJson(this.o.target, body, this.o.timeoutMs);
+        const answer = await postJson(this.o.target, body, Math.min(this.o.timeoutMs, Math.max(1, Math.round(deadline - start))));
         if (answer.statusCode < 200 || answer.statusCode > 299) {
           throw new WebhookCallError(`the webhook answered with the status code ${answer.statusCode}`, answer.statusCode === 504 ? 'timeout' : 'error', answer.statusCode);
         }
@@ -114,7 +120,7 @@ export class WebhookAuthorizer implements Authorizer {
         return status;
       } catch (err) {
         this.o.observer.webhookEvaluation(this.o.name, resultOf(err), (performance.now() - start) / 1000);
-        if (attempt >= this.retry.steps || !retriable(err)) throw err;
+        if (attempt >= this.retry.steps || !retriable(err) || performance.now() + wait >= deadline) throw err;
       }
       await new Promise((resolve) => setTimeout(resolve, wait * (1 + Math.random() * 0.2)));
       wait *= this.retry.factor;
