@@ -18,9 +18,7 @@ import { X509Authenticator } from './auth/x509-authenticator.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { ensureAdminToken } from './config/admin-token.js';
 import { ensureServingCertificates } from './config/certificates.js';
-import { buildAuthorizerChain } from './config/authorizer-chain.js';
-import { authorizersFromFlags, type AuthorizerSpec } from './config/authorization-config-file.js';
-import { loadAuthorizationConfig } from './config/authorization-config-reloader.js';
+import { buildAuthorization } from './config/authorizer-chain.js';
 import { watchServingFiles, type ServingFilesWatch } from './config/serving-files.js';
 import type { HealthCheck } from './http/health.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
@@ -224,14 +222,8 @@ async function main(): Promise<void> {
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // system:masters may do everything, then the configured modes in order (RBAC by default: the
   // bootstrap roles apply to everyone, and the policy file adds to them).
-  const authzLogger = logger.child({ component: 'authorization' });
-  const chainOf = (authorizers: AuthorizerSpec[]) => buildAuthorizerChain({ authorizers, policy: policy.current, observer: metrics.authorization, logger: authzLogger });
-  const az = config.authorization;
-  const authzConfig =
-    az.kind === 'file'
-      ? await loadAuthorizationConfig({ path: az.path, build: chainOf, logger: authzLogger, onReload: (status) => metrics.authorization.configReload(status) })
-      : undefined;
-  const authorizer = authzConfig ? authzConfig.authorizer : await chainOf(authorizersFromFlags(az.kind === 'modes' ? az.modes : [], az.kind === 'modes' ? az.webhook : undefined));
+  const authorization = await buildAuthorization(config.authorization, { policy: policy.current, observer: metrics.authorization, logger: logger.child({ component: 'authorization' }) });
+  const authorizer = authorization.authorizer;
 
   const adminToken = ensureAdminToken(config.dataDir);
   const tokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : new Map<string, UserInfo>();
@@ -289,7 +281,7 @@ async function main(): Promise<void> {
       policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
       shuttingDown: () => shutdown.shuttingDown,
       extra: config.controllers.size ? [{ name: 'poststarthook/start-service-cidr-controllers', check: () => (controllersReady ? undefined : 'the ServiceCIDR controllers have not synced yet') }] : [],
-      readinessOnly: [...servingFileChecks(config, () => servingFiles), ...(authzConfig ? [{ name: 'authorization-config', check: () => authzConfig.health() || undefined }] : [])],
+      readinessOnly: [...servingFileChecks(config, () => servingFiles), ...(authorization.configProblem ? [{ name: 'authorization-config', check: () => authorization.configProblem!() || undefined }] : [])],
     }),
     onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
     metrics: () => metrics.render(),
@@ -308,7 +300,7 @@ async function main(): Promise<void> {
     stopServing: () => server.close(),
     async release() {
       servingFiles?.close();
-      authzConfig?.close();
+      authorization.close();
       await controllers?.stop(); // issue #14
       compactor.stop();
       etcdHealth?.stop();

@@ -9,7 +9,6 @@ import { statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { fieldErrors, fieldErrorText, FieldPath, type FieldError } from '../apimachinery/field-error.js';
 import { isDNS1123Subdomain } from '../apimachinery/validation/names.js';
-import { compileMatchCondition } from '../auth/webhook/match-conditions.js';
 import type { SarVersion } from '../auth/webhook/subject-access-review.js';
 import type { FailurePolicy } from '../auth/webhook/webhook-authorizer.js';
 import { parseDuration } from '../storage/compactor.js';
@@ -60,8 +59,11 @@ export function authorizersFromFlags(modes: readonly AuthorizationMode[], webhoo
 const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Parses and validates the file's text; throws one Error listing every problem, as kube does. */
-export function parseAuthorizationConfiguration(text: string, path: string): AuthorizerSpec[] {
+/**
+ * Parses and validates the file's text; throws one Error listing every problem, as kube does.
+ * The CEL evaluator (a quarter of a second to load) is imported only when there are match conditions.
+ */
+export async function parseAuthorizationConfiguration(text: string, path: string): Promise<AuthorizerSpec[]> {
   let doc: unknown;
   try {
     doc = parseYaml(text, { uniqueKeys: true });
@@ -76,6 +78,8 @@ export function parseAuthorizationConfiguration(text: string, path: string): Aut
   const errors: FieldError[] = [];
   const list = Array.isArray(root.authorizers) ? root.authorizers : [];
   if (list.length === 0) errors.push(fieldErrors.required('authorizers', 'at least one authorization mode must be defined'));
+  const hasConditions = list.some((a) => Array.isArray(obj(obj(a).webhook).matchConditions) && (obj(obj(a).webhook).matchConditions as unknown[]).length > 0);
+  const compile = hasConditions ? (await import('../auth/webhook/match-conditions.js')).compileMatchCondition : () => undefined;
   const seenTypes = new Set<string>();
   const seenNames = new Set<string>();
   const out: AuthorizerSpec[] = [];
@@ -96,7 +100,7 @@ export function parseAuthorizationConfiguration(text: string, path: string): Aut
     const spec: AuthorizerSpec = { type: type as AuthorizationMode, name };
     if (type === 'Webhook') {
       if (a.webhook === undefined || a.webhook === null) return errors.push(fieldErrors.required(at.child('webhook'), 'required when type=Webhook'));
-      const w = webhookSpec(obj(a.webhook), at.child('webhook'), errors);
+      const w = webhookSpec(obj(a.webhook), at.child('webhook'), errors, compile);
       if (w) spec.webhook = w;
     } else if (a.webhook !== undefined && a.webhook !== null) {
       errors.push(fieldErrors.invalid(at.child('webhook'), 'non-null', 'may only be specified when type=Webhook'));
@@ -120,7 +124,7 @@ function duration(v: unknown, at: FieldPath, errors: FieldError[]): number {
   }
 }
 
-function webhookSpec(w: Record<string, unknown>, at: FieldPath, errors: FieldError[]): WebhookSpec | undefined {
+function webhookSpec(w: Record<string, unknown>, at: FieldPath, errors: FieldError[], compile: (expression: string) => unknown): WebhookSpec | undefined {
   const before = errors.length;
   const timeoutMs = duration(w.timeout, at.child('timeout'), errors);
   if (timeoutMs === 0) errors.push(fieldErrors.required(at.child('timeout')));
@@ -168,7 +172,7 @@ function webhookSpec(w: Record<string, unknown>, at: FieldPath, errors: FieldErr
     if (!expression) return errors.push(fieldErrors.required(ePath));
     if (expressions.includes(expression)) return errors.push(fieldErrors.duplicate(ePath, expression));
     try {
-      compileMatchCondition(expression);
+      compile(expression);
     } catch (err) {
       return errors.push(fieldErrors.invalid(ePath, expression, `compilation failed: ${(err as Error).message}`));
     }

@@ -26,7 +26,7 @@ export async function loadAuthorizationConfig(o: {
   pollMs?: number;
 }): Promise<ReloadingAuthorizer> {
   let text = readFileSync(o.path, 'utf8');
-  let current = await o.build(parseAuthorizationConfiguration(text, o.path));
+  let current = await o.build(await parseAuthorizationConfiguration(text, o.path));
   let problem = '';
   let busy = false;
   const check = async (): Promise<void> => {
@@ -45,7 +45,7 @@ export async function loadAuthorizationConfig(o: {
       if (next === text) return;
       text = next;
       try {
-        current = await o.build(parseAuthorizationConfiguration(next, o.path));
+        current = await o.build(await parseAuthorizationConfiguration(next, o.path));
       } catch (err) {
         fail(`authorization configuration file ${o.path} is invalid, keeping the last good configuration: ${(err as Error).message}`);
         return;
