@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,7 +162,16 @@ describe('serving certificates and client CA follow their files', () => {
     });
     watch.on('error', () => {});
     watch.end();
-    await eventually('the watch is open', async () => watchSocket !== undefined);
+    // And one over HTTP/2, as kubectl and client-go watch.
+    const h2Events: string[] = [];
+    const session = http2.connect(`https://127.0.0.1:${server.port}`, { ca: caPem });
+    session.on('error', () => {});
+    const h2Watch = session.request({ ':path': `${CTB}?watch=1`, authorization: `Bearer ${server.token}` });
+    h2Watch.on('data', (c: Buffer) => h2Events.push(...c.toString().split('\n').filter(Boolean)));
+    h2Watch.on('error', () => {});
+    let h2Status = 0;
+    h2Watch.on('response', (headers) => (h2Status = Number(headers[':status'])));
+    await eventually('the watches are open', async () => watchSocket !== undefined && h2Status === 200);
     try {
       const second = await newPair();
       serving.publish({ 'tls.crt': second.certPem, 'tls.key': second.keyPem });
@@ -171,9 +181,12 @@ describe('serving certificates and client CA follow their files', () => {
       const created = await request('POST', CTB, { body: { metadata: { name: 'after-rotation' }, spec: { trustBundle: (await makeCACert()).pem } } });
       assert.equal(created.status, 201, JSON.stringify(created.json));
       await eventually('the old watch sees the new object', async () => events.some((e) => e.includes('"after-rotation"')));
+      await eventually('the old HTTP/2 watch too', async () => h2Events.some((e) => e.includes('"after-rotation"')));
       assert.equal((await request('GET', '/readyz')).status, 200);
     } finally {
       watch.destroy();
+      h2Watch.close();
+      session.destroy();
     }
   });
 
