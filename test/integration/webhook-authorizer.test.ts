@@ -151,13 +151,14 @@ describe('webhook authorizer over HTTPS', () => {
     hook.decide = () => ({ status: { allowed: true } });
   });
 
-  test('garbage answers are errors, never decisions', async () => {
+  test('garbage answers (not JSON, wrong types, non-2xx, over 3 MiB) are errors, never decisions', async () => {
     const { authorizer } = await make();
-    for (const answer of [{ raw: '<html>oops</html>' }, { raw: '{"status":{"allowed":"yes"}}' }, { raw: '[1,2]' }, { status: { allowed: true }, code: 403 }]) {
+    const huge = { raw: `{"status":{"allowed":true,"reason":"${'x'.repeat(4 * 1024 * 1024)}"}}` };
+    for (const answer of [{ raw: '<html>oops</html>' }, { raw: '{"status":{"allowed":"yes"}}' }, { raw: '[1,2]' }, { status: { allowed: true }, code: 403 }, huge]) {
       hook.decide = () => answer;
-      const r = await authorizer.authorize(attrs({ name: JSON.stringify(answer) }));
-      assert.equal(r.decision, 'no-opinion', JSON.stringify(answer));
-      assert.ok(r.error, JSON.stringify(answer));
+      const r = await authorizer.authorize(attrs({ name: JSON.stringify(answer).slice(0, 100) }));
+      assert.equal(r.decision, 'no-opinion', JSON.stringify(answer).slice(0, 100));
+      assert.ok(r.error, JSON.stringify(answer).slice(0, 100));
     }
     hook.decide = () => ({ status: { allowed: true } });
   });
