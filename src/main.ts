@@ -13,13 +13,15 @@ import { unionAuthenticator } from './auth/authenticator.js';
 import type { Authorizer } from './auth/authorizer.js';
 import { CtbAttestAdmission } from './auth/ctb-attest-admission.js';
 import { loadPolicySource } from './auth/rbac/policy-file.js';
-import { privilegedGroupsAuthorizer, RbacAuthorizer, unionAuthorizer } from './auth/rbac/rbac-authorizer.js';
 import { loadTokenFile, TokenAuthenticator } from './auth/token-authenticator.js';
 import { X509Authenticator } from './auth/x509-authenticator.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { ensureAdminToken } from './config/admin-token.js';
 import { buildExternalAuthenticators } from './config/authn-wiring.js';
 import { ensureServingCertificates } from './config/certificates.js';
+import { buildAuthorization } from './config/authorizer-chain.js';
+import { watchServingFiles, type ServingFilesWatch } from './config/serving-files.js';
+import type { HealthCheck } from './http/health.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
 import { writeAdminKubeconfig } from './config/kubeconfig.js';
 import type { ResourceEndpoints } from './http/endpoint.js';
@@ -175,6 +177,14 @@ async function runSubcommand(argv: readonly string[]): Promise<boolean> {
 }
 // ── end controllers ─────────────────────────────────────────────────────────────────────────
 
+/** /readyz checks named after kube's dynamic certificate controllers: a reloaded file that is broken. */
+function servingFileChecks(config: ServerConfig, watch: () => ServingFilesWatch | undefined): HealthCheck[] {
+  const checks: HealthCheck[] = [];
+  if (config.tlsCertFile) checks.push({ name: 'serving-cert', check: () => watch()?.servingCertProblem() || undefined });
+  if (config.clientCAFile) checks.push({ name: 'client-ca-bundle', check: () => watch()?.clientCAProblem() || undefined });
+  return checks;
+}
+
 /** How clients reach the bound address (a wildcard bind is reached on loopback). */
 function urlHost(bindAddress: string): string {
   if (bindAddress === '0.0.0.0' || bindAddress === '') return '127.0.0.1';
@@ -212,9 +222,10 @@ async function main(): Promise<void> {
   const caches = await startCaches(config, storage, logger, metrics.storage);
   phase('watch caches filled');
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
-  // RBAC is always on, as in kube-apiserver: system:masters may do everything, the bootstrap roles
-  // apply to everyone, and the policy file adds to them.
-  const authorizer = unionAuthorizer([privilegedGroupsAuthorizer(['system:masters']), new RbacAuthorizer(policy.current)]);
+  // system:masters may do everything, then the configured modes in order (RBAC by default: the
+  // bootstrap roles apply to everyone, and the policy file adds to them).
+  const authorization = await buildAuthorization(config.authorization, { policy: policy.current, observer: metrics.authorization, logger: logger.child({ component: 'authorization' }) });
+  const authorizer = authorization.authorizer;
 
   const adminToken = ensureAdminToken(config.dataDir);
   const tokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : new Map<string, UserInfo>();
@@ -232,6 +243,7 @@ async function main(): Promise<void> {
   const external = await buildExternalAuthenticators(config, logger, metrics.authn);
   authenticators.push(...external.authenticators);
   const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
+  for (const name of config.tls.insecure) logger.warn({ cipher: name }, `Use of insecure cipher '${name}' detected.`);
 
   const tls = config.tlsCertFile
     ? (() => {
@@ -263,7 +275,7 @@ async function main(): Promise<void> {
     resources: buildEndpoints(caches, authorizer, metrics.storage),
     authenticator: observedAuthenticator(unionAuthenticator(authenticators), metrics.authentication),
     authorizer,
-    tls: { ...tls, clientCAPem },
+    tls: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem, minVersion: config.tls.minVersion, ciphers: config.tls.ciphers },
     logger,
     version: KUBERNETES_VERSION,
     maxBodyBytes: config.maxRequestBodyBytes,
@@ -273,8 +285,8 @@ async function main(): Promise<void> {
       caches: () => caches.map((c) => c.health()),
       policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
       shuttingDown: () => shutdown.shuttingDown,
-      readyzOnly: external.healthChecks,
       extra: config.controllers.size ? [{ name: 'poststarthook/start-service-cidr-controllers', check: () => (controllersReady ? undefined : 'the ServiceCIDR controllers have not synced yet') }] : [],
+      readinessOnly: [...external.healthChecks, ...servingFileChecks(config, () => servingFiles), ...(authorization.configProblem ? [{ name: 'authorization-config', check: () => authorization.configProblem!() || undefined }] : [])],
     }),
     onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
     metrics: () => metrics.render(),
@@ -292,6 +304,8 @@ async function main(): Promise<void> {
     parentCheckMs: process.env.npm_lifecycle_event === 'start' ? 1000 : 0,
     stopServing: () => server.close(),
     async release() {
+      servingFiles?.close();
+      authorization.close();
       await controllers?.stop(); // issue #14
       compactor.stop();
       etcdHealth?.stop();
@@ -303,6 +317,16 @@ async function main(): Promise<void> {
     },
   });
   phase('server built');
+  // Given serving files and the client CA are followed as they change (generated ones are ours).
+  const servingFiles: ServingFilesWatch | undefined =
+    config.tlsCertFile || config.clientCAFile
+      ? watchServingFiles({
+          files: { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile, clientCAFile: config.clientCAFile },
+          initial: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem },
+          apply: (m) => server.setServingMaterial(m),
+          logger: logger.child({ component: 'serving-certificates' }),
+        })
+      : undefined;
   const { port } = await server.listen(config.bindAddress, config.securePort);
   phase('listening');
   // On a reachable store the default ServiceCIDR exists before the ready line (a client's first

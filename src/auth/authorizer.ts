@@ -14,6 +14,9 @@ export interface AuthorizationAttributes {
   subresource: string;
   namespace: string;
   name: string;
+  /** The request's raw `fieldSelector` / `labelSelector` (list, watch, deletecollection), as kube's AuthorizeWithSelectors passes them on. */
+  fieldSelector?: string;
+  labelSelector?: string;
 }
 
 export type Decision = 'allow' | 'deny' | 'no-opinion';
@@ -21,6 +24,12 @@ export type Decision = 'allow' | 'deny' | 'no-opinion';
 export interface AuthorizationResult {
   decision: Decision;
   reason: string;
+  /**
+   * Why the authorizer could not decide (a webhook down, answering garbage): kube's evaluation
+   * error. A request that no authorizer allowed and that carries one is answered 500, not 403;
+   * SubjectAccessReview reports it as `status.evaluationError`.
+   */
+  error?: string;
 }
 
 /** What a user may do, as SelfSubjectRulesReview reports it. */
@@ -28,6 +37,8 @@ export interface UserRules {
   resourceRules: { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }[];
   nonResourceRules: { verbs: string[]; nonResourceURLs?: string[] }[];
   incomplete: boolean;
+  /** Why the list is incomplete (a webhook cannot list rules), as kube reports it. */
+  evaluationError?: string;
 }
 
 export interface Authorizer {

@@ -6,6 +6,8 @@ import { parseGoDuration } from '../apimachinery/go-duration.js';
 import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
 import { parseServiceClusterIPRange, resolveControllers } from './service-ip-range.js';
 import { addAuthenticationFlags, authenticationFlagsConfig, type AuthenticationFlagsConfig } from './authn-flags.js';
+import { AUTHORIZATION_MODES, resolveAuthorization, type AuthorizationConfig } from './authorization-options.js';
+import { resolveTls, type TlsOptions } from './tls-options.js';
 
 export type StorageConfig =
   | { kind: 'sqlite'; path: string; durability: 'full' | 'normal' }
@@ -36,6 +38,10 @@ export interface ServerConfig {
   serviceAccountIssuers: string[];
   apiAudiences: string[];
   authorizationPolicyFile?: string;
+  /** --authorization-mode and the webhook flags, or --authorization-config. */
+  authorization: AuthorizationConfig;
+  /** --tls-min-version and --tls-cipher-suites. */
+  tls: TlsOptions;
   auditLogPath?: string;
   auditPolicyFile?: string;
   maxRequestBodyBytes: number;
@@ -127,7 +133,15 @@ export function serverCommand(version: string): Command {
     .option('--service-account-key-file <file>', 'PEM public keys that verify service-account tokens (repeatable)', collect, [])
     .option('--service-account-issuer <issuer>', 'accepted service-account token issuer (repeatable)', collect, [])
     .option('--api-audiences <list>', 'accepted token audiences, comma-separated (default: the issuers)')
-    .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML) added to the built-in roles')
+    .option('--authorization-policy-file <file>', 'RBAC policy (multi-document YAML) added to the built-in roles, used with --authorization-mode=RBAC; re-read when it changes')
+    .option('--authorization-mode <modes>', `ordered list of authorizers, comma-separated, of: ${AUTHORIZATION_MODES.filter((m) => m !== 'ABAC').join(',')} (default RBAC; system:masters is always allowed first)`)
+    .option('--authorization-webhook-config-file <file>', 'kubeconfig of the SubjectAccessReview webhook, used with --authorization-mode=Webhook')
+    .option('--authorization-webhook-version <version>', 'the authorization.k8s.io SubjectAccessReview version sent to and expected from the webhook: v1beta1 or v1', 'v1beta1')
+    .option('--authorization-webhook-cache-authorized-ttl <duration>', "how long the webhook's 'authorized' answers are cached (0: not cached)", '5m')
+    .option('--authorization-webhook-cache-unauthorized-ttl <duration>', "how long the webhook's other answers are cached (0: not cached)", '30s')
+    .option('--authorization-config <file>', 'AuthorizationConfiguration (apiserver.config.k8s.io/v1) file: the authorizer chain, webhooks with timeouts, failure policies and CEL match conditions; re-read when it changes. Excludes --authorization-mode and --authorization-webhook-*')
+    .option('--tls-min-version <version>', 'minimum TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13 (default VersionTLS12)')
+    .option('--tls-cipher-suites <list>', "comma-separated TLS 1.0-1.2 cipher suites, by Go's names (e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); default: Go's secure suites. TLS 1.3 suites are not configurable")
     .option('--audit-log-path <file>', 'append audit.k8s.io/v1 Event JSON lines here')
     .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy deciding what is audited (default with a log path: Metadata for everything)')
     .option('--etcd-compaction-interval <duration>', 'how often history older than one interval is compacted (0 disables)', '5m')
@@ -181,6 +195,22 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     serviceAccountIssuers: o.serviceAccountIssuer as string[],
     apiAudiences: o.apiAudiences ? String(o.apiAudiences).split(',').map((a) => a.trim()).filter(Boolean) : (o.serviceAccountIssuer as string[]),
     authorizationPolicyFile: o.authorizationPolicyFile as string | undefined,
+    authorization: checked(() =>
+      resolveAuthorization({
+        mode: o.authorizationMode as string | undefined,
+        modeSet: program.getOptionValueSource('authorizationMode') === 'cli',
+        webhookConfigFile: o.authorizationWebhookConfigFile as string | undefined,
+        webhookVersion: String(o.authorizationWebhookVersion),
+        webhookVersionSet: program.getOptionValueSource('authorizationWebhookVersion') === 'cli',
+        authorizedTtl: String(o.authorizationWebhookCacheAuthorizedTtl),
+        authorizedTtlSet: program.getOptionValueSource('authorizationWebhookCacheAuthorizedTtl') === 'cli',
+        unauthorizedTtl: String(o.authorizationWebhookCacheUnauthorizedTtl),
+        unauthorizedTtlSet: program.getOptionValueSource('authorizationWebhookCacheUnauthorizedTtl') === 'cli',
+        policyFile: o.authorizationPolicyFile as string | undefined,
+        configFile: o.authorizationConfig as string | undefined,
+      }),
+    ),
+    tls: checked(() => resolveTls(o.tlsMinVersion as string | undefined, o.tlsCipherSuites as string | undefined)),
     auditLogPath: o.auditLogPath as string | undefined,
     auditPolicyFile: o.auditPolicyFile as string | undefined,
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),

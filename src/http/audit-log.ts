@@ -88,6 +88,11 @@ export class RequestAudit {
   }
 
   authorized(result: AuthorizationResult): void {
+    // A request refused because an authorizer failed carries only kube's "internal error" reason.
+    if (result.decision !== 'allow' && result.error) {
+      this.annotations['authorization.k8s.io/reason'] = 'internal error';
+      return;
+    }
     this.annotations['authorization.k8s.io/decision'] = result.decision === 'allow' ? 'allow' : 'forbid';
     this.annotations['authorization.k8s.io/reason'] = result.reason;
   }

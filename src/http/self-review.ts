@@ -53,6 +53,8 @@ interface ResourceAttributes {
   resource?: string;
   subresource?: string;
   name?: string;
+  fieldSelector?: { rawSelector?: string };
+  labelSelector?: { rawSelector?: string };
 }
 interface ReviewSpec {
   resourceAttributes?: ResourceAttributes;
@@ -141,6 +143,8 @@ export async function handleSelfReview(input: SelfReviewInput): Promise<void> {
     const status: Record<string, unknown> = { allowed: decision.decision === 'allow' };
     if (decision.decision === 'deny') status.denied = true;
     if (decision.reason) status.reason = decision.reason;
+    // An authorizer that could not decide (a webhook down) is reported, as kube reports it.
+    if (decision.error) status.evaluationError = decision.error;
     result = { spec, status };
   }
   writeBody(input.reply, 201, { kind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, ...result }, { format: { kind: 'json' }, pretty: false });
@@ -166,5 +170,8 @@ function accessAttributes(spec: ReviewSpec, user: RequestContext['user'], cluste
     // kubectl fills in its context's namespace even for cluster-scoped kinds.
     namespace: clusterScoped.has(group) ? '' : (ra.namespace ?? ''),
     name: ra.name ?? '',
+    // The selectors' raw form narrows the question as a request's query would.
+    ...(ra.fieldSelector?.rawSelector ? { fieldSelector: ra.fieldSelector.rawSelector } : {}),
+    ...(ra.labelSelector?.rawSelector ? { labelSelector: ra.labelSelector.rawSelector } : {}),
   };
 }

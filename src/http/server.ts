@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { METHODS } from 'node:http';
 import type { ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger } from '../apimachinery/request-context.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../auth/authorizer.js';
@@ -59,8 +59,11 @@ export interface ApiServerOptions {
   resources: readonly ResourceEndpoints[];
   authenticator: Authenticator;
   authorizer: Authorizer;
-  /** clientCAPem: verify client certificates against it (they are requested, never required). */
-  tls: { certPem: string; keyPem: string; clientCAPem?: string };
+  /**
+   * clientCAPem: verify client certificates against it (they are requested, never required).
+   * minVersion and ciphers: --tls-min-version and --tls-cipher-suites (Node's defaults otherwise).
+   */
+  tls: ServingMaterial & { minVersion?: SecureVersion; ciphers?: string };
   logger: Logger;
   version: VersionInfo;
   maxBodyBytes?: number;
@@ -85,8 +88,21 @@ export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMut
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 100;
 
+/** What the server presents and verifies with; replaced whole when its files change. */
+export interface ServingMaterial {
+  certPem: string;
+  keyPem: string;
+  clientCAPem?: string;
+}
+
 export interface ApiServer {
   listen(host: string, port: number): Promise<{ port: number }>;
+  /**
+   * New connections are served with this certificate and verified against this client CA from
+   * now on; open connections (and their watches) keep theirs. Throws (changing nothing) when
+   * Node cannot make a TLS context of it.
+   */
+  setServingMaterial(material: ServingMaterial): void;
   /** Stops accepting connections and waits for in-flight requests. */
   close(): Promise<void>;
 }
@@ -98,6 +114,14 @@ function noFastifySchemas(): never {
 
 export function createApiServer(opts: ApiServerOptions): ApiServer {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  /** The secure-context options: Node's setSecureContext replaces every one of them, so all are given each time. */
+  const contextOptions = (m: ServingMaterial): SecureContextOptions => ({
+    cert: m.certPem,
+    key: m.keyPem,
+    ...(m.clientCAPem ? { ca: m.clientCAPem } : {}),
+    ...(opts.tls.minVersion ? { minVersion: opts.tls.minVersion } : {}),
+    ...(opts.tls.ciphers ? { ciphers: opts.tls.ciphers } : {}),
+  });
   // HTTP/2 (what kubectl and client-go negotiate: many watches share one connection) and
   // HTTP/1.1 on the same port. Handlers see Node's compatibility request/response objects, which
   // share the HTTP/1.1 API, so the rest of http/ is typed against it.
@@ -115,9 +139,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / 32),
       // A TLS handshake not done by then is dropped (the first headers are due as soon).
       handshakeTimeout: HEADERS_TIMEOUT_MS,
-      cert: opts.tls.certPem,
-      key: opts.tls.keyPem,
-      ...(opts.tls.clientCAPem ? { ca: opts.tls.clientCAPem, requestCert: true, rejectUnauthorized: false } : {}),
+      ...contextOptions(opts.tls),
+      ...(opts.tls.clientCAPem ? { requestCert: true, rejectUnauthorized: false } : {}),
     },
     http2SessionTimeout: HTTP2_SESSION_IDLE_MS,
     logger: false,
@@ -260,6 +283,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       await app.listen({ host, port });
       const address = app.server.address();
       return { port: typeof address === 'object' && address ? address.port : port };
+    },
+    setServingMaterial(material) {
+      (app.server as unknown as { setSecureContext(o: SecureContextOptions): void }).setSecureContext(contextOptions(material));
     },
     async close() {
       closing.abort();

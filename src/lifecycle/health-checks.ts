@@ -19,8 +19,8 @@ export interface HealthWiring {
   shuttingDown: () => boolean;
   /** Further checks, e.g. controllers' post-start hooks: poststarthook/<name>. */
   extra?: readonly HealthCheck[];
-  /** Readiness-only checks, e.g. a reloaded configuration file that is broken on disk (a restart would not fix it). */
-  readyzOnly?: readonly HealthCheck[];
+  /** Checks on /readyz only: a broken file reloaded while serving (a restart would not help). */
+  readinessOnly?: readonly HealthCheck[];
 }
 
 export function buildHealthChecks(w: HealthWiring): HealthChecks {
@@ -47,6 +47,6 @@ export function buildHealthChecks(w: HealthWiring): HealthChecks {
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (w.shuttingDown() ? 'process is shutting down' : undefined) };
   return {
     livez: [alwaysOk('ping'), alwaysOk('log'), etcd, ...hooks],
-    readyz: [alwaysOk('ping'), alwaysOk('log'), etcd, etcdReadiness, informerSync, ...perCache, ...policy, ...(w.readyzOnly ?? []), ...hooks, shutdown],
+    readyz: [alwaysOk('ping'), alwaysOk('log'), etcd, etcdReadiness, informerSync, ...perCache, ...policy, ...(w.readinessOnly ?? []), ...hooks, shutdown],
   };
 }

@@ -1,4 +1,4 @@
-// The server's Prometheus metrics, in one registry: request, storage, authentication and audit
+// The server's Prometheus metrics, in one registry: request, storage, authentication, authorization and audit
 // metrics (each recorded through the observer interface of the layer that produces it), the
 // ClusterTrustBundle expiry gauge (fed by the controllers' expiry reporter), plus the
 // process and Node.js runtime metrics (CPU, memory, file descriptors, GC, event-loop lag).
@@ -8,6 +8,8 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import type { AuditObserver } from '../auth/audit/audit-observer.js';
 import type { AuthenticationObserver, AuthenticationResult } from '../auth/authentication-observer.js';
 import { createAuthnMetrics, type AuthnMetrics } from './authn-metrics.js';
+import type { AuthorizationObserver } from '../auth/authorization-observer.js';
+import { authorizationMetrics } from './authorization-metrics.js';
 import { RequestMetrics, type MetricsResource } from './request-metrics.js';
 import { StorageMetrics, type StorageMetricsOptions } from './storage-metrics.js';
 import { TrustBundleExpiryMetrics } from './trust-bundle-metrics.js';
@@ -18,6 +20,7 @@ export interface ServerMetrics {
   readonly authentication: AuthenticationObserver;
   /** JWT issuers, the authentication configuration file and the token webhook. */
   readonly authn: AuthnMetrics;
+  readonly authorization: AuthorizationObserver;
   readonly audit: AuditObserver;
   /** Each ClusterTrustBundle's earliest certificate expiry (the controllers' TrustBundleExpiryObserver). */
   readonly trustBundleExpiry: TrustBundleExpiryMetrics;
@@ -55,6 +58,7 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
     storage: new StorageMetrics(registry, { resources: opts.stored, countObjects: opts.countObjects }),
     trustBundleExpiry: new TrustBundleExpiryMetrics(registry),
     authn: createAuthnMetrics(registry, opts.apiserverId ?? 'platform-apiserver'),
+    authorization: authorizationMetrics(registry),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {
         attempts.inc({ result });

@@ -85,25 +85,36 @@ export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorize
   };
 }
 
-/** Asks each authorizer in turn; the first allow or deny decides (kube's union authorizer). */
+/**
+ * Asks each authorizer in turn; the first allow or deny decides (kube's union authorizer). The
+ * reasons and evaluation errors of the ones without an opinion are carried to the end, joined.
+ */
 export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
   return {
     async authorize(attrs) {
       const reasons: string[] = [];
+      const errors: string[] = [];
       for (const a of authorizers) {
         const r = await a.authorize(attrs);
+        if (r.error) errors.push(r.error);
         if (r.decision !== 'no-opinion') return r;
         if (r.reason) reasons.push(r.reason);
       }
-      return { decision: 'no-opinion', reason: reasons.join('\n') };
+      const out: AuthorizationResult = { decision: 'no-opinion', reason: reasons.join('\n') };
+      // apimachinery's aggregate error: one error as itself, several as `[e1, e2]`.
+      if (errors.length) out.error = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+      return out;
     },
     async rulesFor(user, namespace) {
       const all = await Promise.all(authorizers.map((a) => a.rulesFor(user, namespace)));
-      return {
+      const errors = all.flatMap((r) => (r.evaluationError ? [r.evaluationError] : []));
+      const out: UserRules = {
         resourceRules: all.flatMap((r) => r.resourceRules),
         nonResourceRules: all.flatMap((r) => r.nonResourceRules),
         incomplete: all.some((r) => r.incomplete),
       };
+      if (errors.length) out.evaluationError = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+      return out;
     },
   };
 }

@@ -36,3 +36,26 @@ test('anything else is a 403 naming the user, verb and resource', async () => {
   await authorizationFilter(onlyAlice)(pub.state, async () => void (passed = true));
   assert.equal(passed, true, 'public paths are not authorized');
 });
+
+test('no allow with an evaluation error is a 500; an allow beside an error stands; list selectors reach the authorizer', async () => {
+  const seen: { fieldSelector?: string; labelSelector?: string }[] = [];
+  const failing = (decision: 'allow' | 'no-opinion' | 'deny'): Authorizer => ({
+    rulesFor: async () => ALL_RULES,
+    authorize: async (a) => {
+      seen.push({ fieldSelector: a.fieldSelector, labelSelector: a.labelSelector });
+      return { decision, reason: '', error: 'webhook down' };
+    },
+  });
+  for (const decision of ['no-opinion', 'deny'] as const) {
+    await assert.rejects(
+      authorizationFilter(failing(decision))(exchange('alice').state, async () => assert.fail('must not pass')),
+      (e: unknown) => isStatusError(e) && e.status.code === 500 && e.status.reason === 'InternalError' && e.status.message === 'Internal error occurred: webhook down',
+    );
+  }
+  let passed = false;
+  const x = exchange('alice');
+  x.state.query = new URLSearchParams('labelSelector=a%3Db&fieldSelector=metadata.name%3Dx');
+  await authorizationFilter(failing('allow'))(x.state, async () => void (passed = true));
+  assert.equal(passed, true);
+  assert.deepEqual(seen.at(-1), { fieldSelector: 'metadata.name=x', labelSelector: 'a=b' });
+});

@@ -1,14 +1,18 @@
 // Filter: authorization (kube's WithAuthorization). May the acting user do this verb on this
-// resource or path? 403 otherwise. Public paths skip it. The decision goes to the audit trail.
+// resource or path? 403 otherwise; 500 when no authorizer allowed it and one of them failed
+// (a webhook down), as kube answers. Public paths skip it. The decision goes to the audit trail.
 
 import type { RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
 import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer.js';
-import { unauthorized } from '../../apimachinery/status-error.js';
+import { internal, unauthorized } from '../../apimachinery/status-error.js';
 import { forbiddenError } from '../../auth/forbidden-error.js';
 import { effectiveUser, type Filter } from './filter.js';
 
-export function authorizationAttributes(user: UserInfo, info: RequestInfo): AuthorizationAttributes {
-  return {
+/** Verbs whose selectors narrow what is asked (kube's RequestInfo keeps them for these). */
+const SELECTING_VERBS = new Set(['list', 'watch', 'deletecollection']);
+
+export function authorizationAttributes(user: UserInfo, info: RequestInfo, query?: URLSearchParams): AuthorizationAttributes {
+  const attrs: AuthorizationAttributes = {
     user,
     verb: info.verb,
     isResourceRequest: info.isResourceRequest,
@@ -20,6 +24,13 @@ export function authorizationAttributes(user: UserInfo, info: RequestInfo): Auth
     namespace: info.namespace,
     name: info.name,
   };
+  if (query && info.isResourceRequest && SELECTING_VERBS.has(info.verb)) {
+    const fieldSelector = query.get('fieldSelector');
+    const labelSelector = query.get('labelSelector');
+    if (fieldSelector) attrs.fieldSelector = fieldSelector;
+    if (labelSelector) attrs.labelSelector = labelSelector;
+  }
+  return attrs;
 }
 
 export function authorizationFilter(authorizer: Authorizer): Filter {
@@ -27,10 +38,12 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
     if (s.isPublic) return next();
     const user = effectiveUser(s);
     if (!user) throw unauthorized();
-    const attrs = authorizationAttributes(user, s.info);
+    const attrs = authorizationAttributes(user, s.info, s.query);
     const r = await authorizer.authorize(attrs);
     s.audit?.authorized(r);
-    if (r.decision !== 'allow') throw forbiddenError(attrs, r.reason);
-    return next();
+    // An allow stands even beside an evaluation error (kube checks the decision first).
+    if (r.decision === 'allow') return next();
+    if (r.error) throw internal(r.error);
+    throw forbiddenError(attrs, r.reason);
   };
 }

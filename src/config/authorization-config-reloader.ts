@@ -1,0 +1,75 @@
+// The authorizer of --authorization-config, re-built when the file changes (kube's reloading
+// authorizer): the contents are compared every second; a new valid file (its webhooks'
+// kubeconfigs loaded) replaces the chain for the next request, while requests under way finish
+// with the chain they began with. A broken file keeps the last good chain, is logged once, and
+// is reported by health() (the `authorization-config` readiness check) until fixed. Each reload
+// is counted as kube counts them (success / failure).
+
+import { readFileSync } from 'node:fs';
+import type { Logger } from '../apimachinery/request-context.js';
+import type { Authorizer } from '../auth/authorizer.js';
+import { parseAuthorizationConfiguration, type AuthorizerSpec } from './authorization-config-file.js';
+
+export interface ReloadingAuthorizer {
+  authorizer: Authorizer;
+  /** '' when the file in force is the one on disk; otherwise why the file on disk is ignored. */
+  health(): string;
+  close(): void;
+}
+
+/** Loads the file now (a broken file at start throws) and follows it. */
+export async function loadAuthorizationConfig(o: {
+  path: string;
+  build: (specs: AuthorizerSpec[]) => Promise<Authorizer>;
+  logger: Logger;
+  onReload?: (status: 'success' | 'failure') => void;
+  pollMs?: number;
+}): Promise<ReloadingAuthorizer> {
+  let text = readFileSync(o.path, 'utf8');
+  let current = await o.build(await parseAuthorizationConfiguration(text, o.path));
+  let problem = '';
+  let busy = false;
+  const check = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    try {
+      let next: string;
+      try {
+        next = readFileSync(o.path, 'utf8');
+      } catch (err) {
+        // Reported once per disappearance, not on every look.
+        if (text !== '') fail(`authorization configuration file ${o.path} is unreadable, keeping the last good configuration: ${(err as Error).message}`);
+        text = '';
+        return;
+      }
+      if (next === text) return;
+      text = next;
+      try {
+        current = await o.build(await parseAuthorizationConfiguration(next, o.path));
+      } catch (err) {
+        fail(`authorization configuration file ${o.path} is invalid, keeping the last good configuration: ${(err as Error).message}`);
+        return;
+      }
+      problem = '';
+      o.onReload?.('success');
+      o.logger.info({ path: o.path }, 'authorization configuration reloaded');
+    } finally {
+      busy = false;
+    }
+  };
+  const fail = (message: string): void => {
+    if (message !== problem) o.logger.error({ path: o.path }, message);
+    problem = message;
+    o.onReload?.('failure');
+  };
+  const timer = setInterval(() => void check(), o.pollMs ?? 1000);
+  timer.unref();
+  return {
+    authorizer: {
+      authorize: (attrs) => current.authorize(attrs),
+      rulesFor: (user, namespace) => current.rulesFor(user, namespace),
+    },
+    health: () => problem,
+    close: () => clearInterval(timer),
+  };
+}
