@@ -1,6 +1,7 @@
 // The server's Prometheus metrics, in one registry: request, storage, authentication and audit
 // metrics (each recorded through the observer interface of the layer that produces it), the
-// ClusterTrustBundle expiry gauge (fed by the controllers' expiry reporter), plus the
+// ClusterTrustBundle expiry gauge (fed by the controllers' expiry reporter), scheduled snapshot
+// metrics (fed by the SQLite store's snapshot schedule), plus the
 // process and Node.js runtime metrics (CPU, memory, file descriptors, GC, event-loop lag).
 // This is the only module that knows prom-client; main wires it, /metrics renders it.
 
@@ -10,6 +11,7 @@ import type { AuthenticationObserver, AuthenticationResult } from '../auth/authe
 import { RequestMetrics, type MetricsResource } from './request-metrics.js';
 import { StorageMetrics, type StorageMetricsOptions } from './storage-metrics.js';
 import { TrustBundleExpiryMetrics } from './trust-bundle-metrics.js';
+import { SnapshotMetrics } from './snapshot-metrics.js';
 
 export interface ServerMetrics {
   readonly requests: RequestMetrics;
@@ -18,6 +20,8 @@ export interface ServerMetrics {
   readonly audit: AuditObserver;
   /** Each ClusterTrustBundle's earliest certificate expiry (the controllers' TrustBundleExpiryObserver). */
   readonly trustBundleExpiry: TrustBundleExpiryMetrics;
+  /** Scheduled snapshots of the SQLite store (the schedule's SnapshotObserver). */
+  readonly snapshots: SnapshotMetrics;
   /** The exposition: Prometheus text format 0.0.4. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -49,6 +53,7 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
     requests: new RequestMetrics(registry, opts.resources),
     storage: new StorageMetrics(registry, { resources: opts.stored, countObjects: opts.countObjects }),
     trustBundleExpiry: new TrustBundleExpiryMetrics(registry),
+    snapshots: new SnapshotMetrics(registry),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {
         attempts.inc({ result });
