@@ -82,15 +82,25 @@ export function inspectSnapshot(path: string, opts: { integrity?: boolean } = {}
   }
 }
 
+/** Our store's own file (the tables a snapshot has, without the snapshot's header and metadata). */
+function isStore(db: Database.Database): boolean {
+  const tables = new Set(db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name));
+  return tables.has('log') && tables.has('current') && tables.has('meta');
+}
+
 function inspectOpen(db: Database.Database, file: string, sizeBytes: number, integrity: boolean): SnapshotStatus {
   const info = readSnapshotInfo(db);
+  if ('foreign' in info && isStore(db)) throw new SnapshotError('is the database of a platform-apiserver store, not a snapshot (make one with: platform-apiserver snapshot save FILE --data-dir DIR)');
   if ('foreign' in info) throw new SnapshotError(`is not a platform-apiserver snapshot (${info.foreign})`);
   if (info.formatVersion > SNAPSHOT_FORMAT_VERSION) throw new SnapshotError(`is a snapshot of format ${info.formatVersion}; this platform-apiserver reads format ${SNAPSHOT_FORMAT_VERSION}`);
   if (info.schemaVersion > SCHEMA_VERSION) throw new SnapshotError(`holds store schema ${info.schemaVersion}; this platform-apiserver knows schema ${SCHEMA_VERSION}`);
   if (integrity) {
-    const problems = db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
-    const first = problems[0]?.integrity_check;
-    if (first !== 'ok') throw new SnapshotError(`is damaged (integrity check: ${first ?? 'no answer'}${problems.length > 1 ? `, and ${problems.length - 1} more problems` : ''})`);
+    // Rows like "*** in database main ***\nPage 3: btreeInitPage() returns error code 11": the first real problem, on one line.
+    const rows = (db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[]).map((r) => r.integrity_check);
+    if (rows[0] !== 'ok') {
+      const lines = rows.flatMap((r) => r.split('\n')).filter((l) => l.trim() && !l.startsWith('***'));
+      throw new SnapshotError(`is damaged (integrity check: ${lines[0] ?? 'no answer'}${lines.length > 1 ? `; ${lines.length - 1} more problems` : ''})`);
+    }
   }
   const held = latestRevision(db);
   if (held !== info.revision) throw new SnapshotError(`is damaged: it records revision ${info.revision} but holds data up to revision ${held}`);
