@@ -21,11 +21,12 @@ import { benchOverload, rssOf, type OverloadOptions } from './overload-bench.js'
 import { missingToolNote, toolAvailable } from './load-tools.js';
 import { overloadReport } from './overload-report.js';
 import { benchEtcd } from './etcd-bench.js';
+import { benchSnapshot } from './snapshot-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 /** `npm run bench -- watch list`: only these sections (all when none are named). */
-const SECTIONS = ['crud', 'startup', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd'] as const;
+const SECTIONS = ['crud', 'startup', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd', 'snapshot'] as const;
 const asked = process.argv.slice(2);
 for (const a of asked) if (!(SECTIONS as readonly string[]).includes(a)) throw new Error(`unknown bench section ${a}; sections: ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]): boolean => asked.length === 0 || asked.includes(section);
@@ -203,6 +204,8 @@ async function main(): Promise<void> {
         for (const line of overloadReport(r, options)) console.log(line);
       }
     }
+
+    if (runs('snapshot')) await benchSnapshot({ durationMs: DURATION_MS, children });
 
     if (runs('ctb')) {
       const v = await benchCtbValidation();

@@ -108,7 +108,7 @@ describe('snapshot files', () => {
     assert.match(r.stdout, /Restored 52 objects at revision 55 .*starts at revision 1055, compacted/);
     assert.deepEqual(readdirSync(empty), ['state.db']);
     const db = new Database(join(empty, 'state.db'), { readonly: true });
-    assert.equal(db.prepare('SELECT COUNT(*) AS n FROM current').get()!.n as number, 52);
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM current').get() as { n: number }).n, 52);
     assert.equal((db.prepare("SELECT value FROM meta WHERE name = 'compacted'").get() as { value: number }).value, 1055);
     db.close();
   });
