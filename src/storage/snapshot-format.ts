@@ -31,18 +31,23 @@ export interface SnapshotInfo {
 export class SnapshotError extends Error {}
 
 const PARTIAL_SUFFIX = '.partial';
+/** The temporary file, and the journal or WAL files SQLite may keep beside it while writing it. */
+const PARTIAL = /\.partial(-journal|-wal|-shm)?$/;
 
 /** The temporary file a save writes `file` under, in the same directory (so the rename is atomic). */
 export function partialNameFor(file: string): string {
   return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(3).toString('hex')}${PARTIAL_SUFFIX}`);
 }
 
-/** A save's temporary file: a save that was interrupted leaves one behind. */
-export const isPartialName = (file: string): boolean => basename(file).endsWith(PARTIAL_SUFFIX);
+/** A save's temporary file (or SQLite's files beside it): a save that was interrupted leaves them behind. */
+export const isPartialName = (file: string): boolean => PARTIAL.test(basename(file));
+
+/** The temporary file and every file SQLite may have made beside it. */
+export const partialFamily = (partial: string): string[] => [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`];
 
 /** The pid of the process that wrote a partial file (to clean up those of processes that are gone). */
 export function partialOwner(file: string): number | undefined {
-  const m = /\.(\d+)\.[0-9a-f]+\.partial$/.exec(basename(file));
+  const m = /\.(\d+)\.[0-9a-f]+\.partial(-journal|-wal|-shm)?$/.exec(basename(file));
   return m ? Number(m[1]) : undefined;
 }
 

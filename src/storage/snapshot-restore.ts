@@ -12,8 +12,8 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { applySchema } from './sqlite-schema.js';
-import { partialNameFor, SnapshotError, SQLITE_FILE_NAME } from './snapshot-format.js';
-import { fsyncPath } from './snapshot-save.js';
+import { partialFamily, partialNameFor, SnapshotError, SQLITE_FILE_NAME } from './snapshot-format.js';
+import { fsyncPath, removeStalePartials } from './snapshot-save.js';
 import { inspectSnapshot, type SnapshotStatus } from './snapshot-status.js';
 
 /** etcd's suggestion for --bump-revision: far past anything handed out between a snapshot and a restore. */
@@ -45,6 +45,8 @@ function checkTarget(dir: string): boolean {
     return true;
   }
   if (!st.isDirectory()) throw new SnapshotError(`${dir} exists and is not a directory`);
+  // What a killed restore into it left (its process is gone) does not make it non-empty.
+  removeStalePartials(dir);
   if (readdirSync(dir).length > 0) throw new SnapshotError(`${dir} is not empty; restore writes only into a new or empty directory`);
   return false;
 }
@@ -83,8 +85,7 @@ export function restoreSnapshot(o: RestoreOptions): RestoredStore {
     renameSync(partial, dbPath);
     fsyncPath(dir);
   } catch (err) {
-    rmSync(partial, { force: true });
-    rmSync(`${partial}-journal`, { force: true });
+    for (const f of partialFamily(partial)) rmSync(f, { force: true });
     if (created) {
       try {
         rmdirSync(dir);

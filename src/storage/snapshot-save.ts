@@ -1,7 +1,8 @@
 // `snapshot save`: an online, consistent copy of the SQLite store while its server writes. The
 // copy is one read transaction on a connection of our own (WAL: the writer goes on meanwhile and
-// nothing it commits after the read began is in the copy), by `VACUUM INTO` (default: a compact
-// copy, written without syncs, then synced once) or SQLite's online backup API in one step. The
+// nothing it commits after the read began is in the copy), by SQLite's online backup API in one
+// step (default: it copies pages as they are, and slowed the server's writes least in `npm run
+// bench -- snapshot`) or `VACUUM INTO` (a compact copy, but it rebuilds every table and index). The
 // copy is written under a temporary name in the target's directory, gets the snapshot metadata
 // (format, schema version, the revision it holds), is synced, then renamed over the target and
 // the directory synced: a reader sees the old file or the whole new one, never part of one.
@@ -11,8 +12,9 @@ import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSy
 import { dirname, join, resolve } from 'node:path';
 import { latestRevision } from './sqlite-batch.js';
 import { SCHEMA_VERSION } from './sqlite-schema.js';
-import { isPartialName, partialNameFor, partialOwner, SNAPSHOT_FORMAT_VERSION, SnapshotError, writeSnapshotInfo, type SnapshotInfo } from './snapshot-format.js';
+import { isPartialName, partialFamily, partialNameFor, partialOwner, SNAPSHOT_FORMAT_VERSION, SnapshotError, writeSnapshotInfo, type SnapshotInfo } from './snapshot-format.js';
 
+/** 'backup' (default): SQLite's online backup API; 'vacuum': VACUUM INTO. */
 export type SnapshotMethod = 'vacuum' | 'backup';
 
 export interface SaveSnapshotOptions {
@@ -139,7 +141,7 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SavedSnapsho
   const partial = partialNameFor(file);
   const createdAt = new Date().toISOString();
   try {
-    await copyStore(dbPath, partial, o.method ?? 'vacuum');
+    await copyStore(dbPath, partial, o.method ?? 'backup');
     o.afterCopy?.(partial);
     const info = finish(partial, createdAt);
     fsyncPath(partial);
@@ -147,8 +149,7 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SavedSnapsho
     fsyncPath(dirname(file));
     return { ...info, file, sizeBytes: statSync(file).size, durationMs: performance.now() - started };
   } catch (err) {
-    rmSync(partial, { force: true });
-    rmSync(`${partial}-journal`, { force: true });
+    for (const f of partialFamily(partial)) rmSync(f, { force: true });
     if (err instanceof SnapshotError) throw err;
     throw new SnapshotError(`cannot save a snapshot to ${file}: ${messageOf(err)}`);
   }

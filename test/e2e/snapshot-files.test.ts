@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../../src/storage/sqlite-store.js';
-import { toolsRequired } from './require-tool.js';
 import { runCli, type CliResult } from '../support/run-cli.js';
 
 const SC_PREFIX = '/registry/networking.platform.io/servicecidrs/';
@@ -134,30 +133,32 @@ describe('snapshot files', () => {
     assert.deepEqual(readdirSync(snaps).sort(), ['notes.txt', 'scheduled-20260103T000000.000Z.db']);
   });
 
-  test('a full disk: save and restore fail with one line and leave nothing behind', async (t) => {
+  test('a full disk: save and restore fail with one line and leave nothing behind', async () => {
     const disk = join(dir, 'tiny');
     mkdirSync(disk);
+    // A 1 MiB tmpfs (root); where mounting is not allowed, a 1 MiB file size limit (ulimit -f).
+    let mounted = false;
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk], { stdio: 'ignore' });
+      mounted = true;
     } catch {
-      if (toolsRequired()) throw new Error('cannot mount a tmpfs (the full-disk test needs root); PLATFORM_APISERVER_REQUIRE_TOOLS=1 forbids skipping');
-      process.stderr.write('\n*** SKIPPED: cannot mount a 1 MiB tmpfs (needs root) ***\n\n');
-      t.skip('needs root to mount a tmpfs');
-      return;
+      process.stderr.write('# cannot mount a tmpfs here: a file size limit stands for the full disk\n');
     }
+    const limit = mounted ? {} : { fileSizeLimitKb: 1024 };
+    const full = /(disk is full|ENOSPC|no space|disk I\/O error|EFBIG|file too large)/i;
     try {
       const big = join(dir, 'big');
       await makeStore(big, 400, 4000);
-      const save = await runCli(['snapshot', 'save', join(disk, 'big.db'), '--data-dir', big]);
-      refused(save, /cannot save a snapshot to .*big\.db: .*(disk is full|ENOSPC|no space)/i);
+      const save = await runCli(['snapshot', 'save', join(disk, 'big.db'), '--data-dir', big], limit);
+      refused(save, new RegExp(`cannot save a snapshot to .*big\\.db: .*${full.source}`, 'i'));
       assert.deepEqual(readdirSync(disk), [], 'no partial file left');
       const bigSnap = join(dir, 'big.db');
       assert.equal((await runCli(['snapshot', 'save', bigSnap, '--data-dir', big])).code, 0);
-      const restore = await runCli(['snapshot', 'restore', bigSnap, '--data-dir', join(disk, 'restored')]);
-      refused(restore, /cannot restore into .*restored: .*(disk is full|ENOSPC|no space)/i);
+      const restore = await runCli(['snapshot', 'restore', bigSnap, '--data-dir', join(disk, 'restored')], limit);
+      refused(restore, new RegExp(`cannot restore into .*restored: .*${full.source}`, 'i'));
       assert.deepEqual(readdirSync(disk), [], 'the target it made is removed again');
     } finally {
-      execFileSync('umount', [disk]);
+      if (mounted) execFileSync('umount', [disk]);
     }
   });
 });

@@ -15,9 +15,18 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+export interface RunOptions {
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  /** Runs the bin under `ulimit -f` (KiB): writes past it fail with EFBIG, as on a full disk. */
+  fileSizeLimitKb?: number;
+}
+
+export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+  const limit = opts.fileSizeLimitKb;
+  const [file, argv] = limit === undefined ? [process.execPath, [...entry, ...args]] : ['bash', ['-c', `ulimit -f ${limit} && exec "$@"`, 'bash', process.execPath, ...entry, ...args]];
   return new Promise((resolve) => {
-    execFile(process.execPath, [...entry, ...args], { cwd: repo, timeout: opts.timeoutMs ?? 60_000, env: { ...process.env, ...opts.env } }, (err, stdout, stderr) => {
+    execFile(file, argv, { cwd: repo, timeout: opts.timeoutMs ?? 60_000, env: { ...process.env, ...opts.env } }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });
