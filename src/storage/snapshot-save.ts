@@ -9,6 +9,7 @@
 
 import Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { latestRevision } from './sqlite-batch.js';
 import { SCHEMA_VERSION } from './sqlite-schema.js';
@@ -42,6 +43,19 @@ export function fsyncPath(path: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A snapshot yields the CPU to the server it copies: the calling thread at the lowest priority
+ * (nice 19; on Linux niceness is per thread, so a server's snapshot thread lowers only itself).
+ * Best effort: where it cannot be changed the save goes on as it is.
+ */
+export function yieldToServer(): void {
+  try {
+    setPriority(19);
+  } catch {
+    // Not permitted here: the save runs at the priority it has.
   }
 }
 

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { listSnapshots, pruneSnapshots } from '../../storage/snapshot-files.js';
 import { SnapshotError, SQLITE_FILE_NAME } from '../../storage/snapshot-format.js';
 import { DEFAULT_BUMP_REVISION, restoreSnapshot } from '../../storage/snapshot-restore.js';
-import { removeStalePartials, saveSnapshot } from '../../storage/snapshot-save.js';
+import { removeStalePartials, saveSnapshot, yieldToServer } from '../../storage/snapshot-save.js';
 import { inspectSnapshot } from '../../storage/snapshot-status.js';
 import { humanSize, renderList, renderStatus, type OutputFormat } from './render.js';
 
@@ -68,6 +68,7 @@ function buildProgram(io: SnapshotIO, done: (code: number) => void): Command {
     .argument('<file>', 'where the snapshot goes (replaced atomically if it exists)')
     .option('--data-dir <dir>', "the server's data dir (its store is DATA_DIR/state.db)", './data')
     .action(async (file: string, o: { dataDir: string }) => {
+      yieldToServer();
       const saved = await saveSnapshot({ dbPath: join(resolve(o.dataDir), SQLITE_FILE_NAME), file, afterCopy: stallForTests(io) });
       io.stdout(`Snapshot saved at ${saved.file} (revision ${saved.revision}, ${humanSize(saved.sizeBytes)})\n`);
       done(0);
