@@ -1,7 +1,7 @@
 // `npm run bench -- snapshot`: the SQLite store's snapshots. (1) Save time of `snapshot save`
 // (the real bin) on a store of 10,000 objects. (2) The server's write throughput (merge patches,
 // 16 connections, autocannon) while snapshots are saved back to back by another process, with
-// the online backup API (the default) and with VACUUM INTO, beside the same load with no snapshot
+// VACUUM INTO (the default) and with the online backup API, beside the same load with no snapshot
 // running, measured in the same run (target ≥ 0.8×). (3) Restore time for 10,000 and 100,000
 // objects: the restore itself, and the whole `snapshot restore` command (node start, the
 // integrity check, the restore).
@@ -115,8 +115,8 @@ export async function benchSnapshot(o: SnapshotBenchOptions): Promise<void> {
       const vacuum = await loadDuringSaves(s, 'vacuum', durationMs, scratch);
       const afterwards = await patchLoad(s, durationMs);
       const rows = [
-        ['online backup API (default)', backup, (before.perSecond + between.perSecond) / 2],
-        ['VACUUM INTO', vacuum, (between.perSecond + afterwards.perSecond) / 2],
+        ['online backup API', backup, (before.perSecond + between.perSecond) / 2],
+        ['VACUUM INTO (default)', vacuum, (between.perSecond + afterwards.perSecond) / 2],
       ] as const;
       for (const [label, r, baseline] of rows) {
         const ratio = r.load.perSecond / baseline;

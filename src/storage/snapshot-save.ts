@@ -1,8 +1,8 @@
 // `snapshot save`: an online, consistent copy of the SQLite store while its server writes. The
 // copy is one read transaction on a connection of our own (WAL: the writer goes on meanwhile and
-// nothing it commits after the read began is in the copy), by SQLite's online backup API in one
-// step (default: it copies pages as they are, and slowed the server's writes least in `npm run
-// bench -- snapshot`) or `VACUUM INTO` (a compact copy, but it rebuilds every table and index). The
+// nothing it commits after the read began is in the copy), by `VACUUM INTO` (default: a compact
+// copy; at the lowest CPU priority it slowed the server's writes least in `npm run bench --
+// snapshot`) or SQLite's online backup API in one step (pages copied as they are). The
 // copy is written under a temporary name in the target's directory, gets the snapshot metadata
 // (format, schema version, the revision it holds), is synced, then renamed over the target and
 // the directory synced: a reader sees the old file or the whole new one, never part of one.
@@ -15,7 +15,7 @@ import { latestRevision } from './sqlite-batch.js';
 import { SCHEMA_VERSION } from './sqlite-schema.js';
 import { isPartialName, partialFamily, partialNameFor, partialOwner, SNAPSHOT_FORMAT_VERSION, SnapshotError, writeSnapshotInfo, type SnapshotInfo } from './snapshot-format.js';
 
-/** 'backup' (default): SQLite's online backup API; 'vacuum': VACUUM INTO. */
+/** 'vacuum' (default): VACUUM INTO; 'backup': SQLite's online backup API, all pages in one step. */
 export type SnapshotMethod = 'vacuum' | 'backup';
 
 export interface SaveSnapshotOptions {
@@ -155,7 +155,7 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SavedSnapsho
   const partial = partialNameFor(file);
   const createdAt = new Date().toISOString();
   try {
-    await copyStore(dbPath, partial, o.method ?? 'backup');
+    await copyStore(dbPath, partial, o.method ?? 'vacuum');
     o.afterCopy?.(partial);
     const info = finish(partial, createdAt);
     fsyncPath(partial);
