@@ -21,6 +21,7 @@ import { benchOverload, rssOf, type OverloadOptions } from './overload-bench.js'
 import { missingToolNote, toolAvailable } from './load-tools.js';
 import { overloadReport } from './overload-report.js';
 import { benchEtcd } from './etcd-bench.js';
+import { benchSnapshot } from './snapshot-bench.js';
 import { benchMigrate, migrateReport } from './migrate-bench.js';
 import { benchJwtAuthentication } from './authn-bench.js';
 
@@ -208,6 +209,8 @@ async function main(): Promise<void> {
         for (const line of overloadReport(r, options)) console.log(line);
       }
     }
+
+    if (runs('snapshot')) await benchSnapshot({ durationMs: DURATION_MS, children });
 
     if (runs('ctb')) {
       const v = await benchCtbValidation();

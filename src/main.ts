@@ -49,6 +49,7 @@ import { storageResourceLabel } from './metrics/storage-metrics.js';
 import { timedStore, watchedStore } from './storage/observed-store.js';
 import type { StorageObserver } from './storage/storage-observer.js';
 import { startControllers, type RunningControllers } from './controllers/start-controllers.js';
+import { startSnapshotSchedule, type SnapshotObserver, type SnapshotSchedule } from './storage/snapshot-schedule.js';
 import type { ServiceCIDRObject } from './controllers/service-cidr-api.js';
 import type { TrustBundleExpiryObserver, TrustBundleObject } from './controllers/trust-bundle-expiry.js';
 import { earliestExpiry } from './resources/clustertrustbundles/expiry.js';
@@ -167,15 +168,34 @@ async function runControllers(config: ServerConfig, caches: readonly RevisionedS
     logger: logger.child({ component: 'controllers' }),
   });
 }
-/** `platform-apiserver trust-anchors …`: the client-side command, not the server. */
+/** `platform-apiserver trust-anchors|snapshot|migrate …`: a client-side command (src/cli/dispatch.ts), not the server. */
 async function runSubcommand(argv: readonly string[]): Promise<boolean> {
-  if (argv[0] === 'migrate') process.exit(await (await import('./cli/migrate/command.js')).runMigrate(argv.slice(1))); // issue #22
-  if (argv[0] !== 'trust-anchors') return false;
-  const { runTrustAnchors } = await import('./cli/trust-anchors/command.js');
-  // Exit explicitly: the HTTP client's keep-alive sockets would otherwise hold the process.
-  process.exit(await runTrustAnchors(argv.slice(1)));
+  const { runCommand } = await import('./cli/dispatch.js');
+  const code = await runCommand(argv);
+  if (code === undefined) return false;
+  // Exit explicitly: an HTTP client's keep-alive sockets would otherwise hold the process.
+  process.exit(code);
 }
 // ── end controllers ─────────────────────────────────────────────────────────────────────────
+
+/**
+ * Scheduled snapshots of the SQLite store (--snapshot-schedule-cron): each saved or failed one
+ * logged and counted; a failure never stops the server.
+ */
+function startSnapshots(config: ServerConfig, logger: Logger, observer: SnapshotObserver): SnapshotSchedule | undefined {
+  const s = config.snapshots;
+  if (!s || config.storage.kind !== 'sqlite') return undefined;
+  const log = logger.child({ component: 'snapshots' });
+  const schedule = startSnapshotSchedule({
+    ...s,
+    dbPath: config.storage.path,
+    observer,
+    onSaved: (saved, pruned) => log.info({ file: saved.file, revision: saved.revision, bytes: saved.sizeBytes, ms: Math.round(saved.durationMs), pruned: pruned.map((p) => p.name) }, 'snapshot saved'),
+    onError: (err) => log.error({ err }, 'scheduled snapshot failed'),
+  });
+  log.debug({ cron: s.cron, dir: s.dir, retention: s.retention, next: schedule.next() }, 'snapshots scheduled');
+  return schedule;
+}
 
 /** /readyz checks named after kube's dynamic certificate controllers: a reloaded file that is broken. */
 function servingFileChecks(config: ServerConfig, watch: () => ServingFilesWatch | undefined): HealthCheck[] {
@@ -221,6 +241,7 @@ async function main(): Promise<void> {
   const compactor = startCompaction(storage, (err) => logger.error({ err }, 'compaction failed'));
   const caches = await startCaches(config, storage, logger, metrics.storage);
   phase('watch caches filled');
+  const snapshots = startSnapshots(config, logger, metrics.snapshots);
   const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
   // system:masters may do everything, then the configured modes in order (RBAC by default: the
   // bootstrap roles apply to everyone, and the policy file adds to them).
@@ -308,6 +329,7 @@ async function main(): Promise<void> {
       authorization.close();
       await controllers?.stop(); // issue #14
       compactor.stop();
+      await snapshots?.stop();
       etcdHealth?.stop();
       await Promise.all(caches.map((c) => c.close()));
       await audit?.close();

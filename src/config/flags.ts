@@ -8,6 +8,19 @@ import { parseServiceClusterIPRange, resolveControllers } from './service-ip-ran
 import { addAuthenticationFlags, authenticationFlagsConfig, type AuthenticationFlagsConfig } from './authn-flags.js';
 import { AUTHORIZATION_MODES, resolveAuthorization, type AuthorizationConfig } from './authorization-options.js';
 import { resolveTls, type TlsOptions } from './tls-options.js';
+import { COMMANDS } from '../cli/dispatch.js';
+import { SQLITE_FILE_NAME } from '../storage/snapshot-format.js';
+import { checkCronExpression } from '../storage/snapshot-schedule.js';
+
+/** k3s's default for --etcd-snapshot-schedule-cron: at minute 0 past every 12th hour. */
+export const DEFAULT_SNAPSHOT_CRON = '0 */12 * * *';
+
+/** Scheduled snapshots of the SQLite store (absent: none, e.g. on etcd or with an empty cron). */
+export interface SnapshotScheduleConfig {
+  cron: string;
+  retention: number;
+  dir: string;
+}
 
 export type StorageConfig =
   | { kind: 'sqlite'; path: string; durability: 'full' | 'normal' }
@@ -45,6 +58,8 @@ export interface ServerConfig {
   auditLogPath?: string;
   auditPolicyFile?: string;
   maxRequestBodyBytes: number;
+  /** --snapshot-schedule-cron, --snapshot-retention, --snapshot-dir (SQLite only). */
+  snapshots?: SnapshotScheduleConfig;
   /** 0 disables periodic compaction. */
   compactionIntervalMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -151,7 +166,10 @@ export function serverCommand(version: string): Command {
     .option('--shutdown-timeout <duration>', 'on SIGTERM, the longest in-flight requests may take to finish', '60s')
     .option('--service-cluster-ip-range <cidrs>', 'one CIDR, or an IPv4 and an IPv6 CIDR comma-separated: the default ServiceCIDR "kubernetes"', '10.0.0.0/24')
     .option('--controllers <list>', `in-process controllers: '*' for all, 'name' to enable, '-name' to disable (${CONTROLLER_NAMES.join(', ')})`, '*')
-    .addHelpText('after', '\nCommands:\n  trust-anchors [options]  print (or --watch --out FILE) the merged trust anchors of ClusterTrustBundles; see trust-anchors --help')
+    .option('--snapshot-schedule-cron <expression>', `sqlite: when to save a snapshot of the store into --snapshot-dir (cron: five fields, or six with seconds first; '' disables; etcd: use etcdctl snapshot save)`, DEFAULT_SNAPSHOT_CRON)
+    .option('--snapshot-retention <n>', 'sqlite: scheduled snapshots to keep, the newest (older ones are removed after each save; 0 keeps all)', nonNegative, 5)
+    .option('--snapshot-dir <dir>', 'sqlite: where scheduled snapshots go (default: DATA_DIR/snapshots)')
+    .addHelpText('after', `\nCommands:\n${COMMANDS.map((c) => `  ${c.name.padEnd(14)} ${c.summary}; see ${c.name} --help`).join('\n')}`)
     // The front door (request limits).
     .option('--max-requests-inflight <n>', 'non-mutating requests served at once; past it 429 (0: no limit)', nonNegative, 400)
     .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; past it 429 (0: no limit)', nonNegative, 200)
@@ -181,12 +199,14 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
   }
   const logLevel = String(o.logLevel);
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new InvalidArgumentError('--log-level must be debug, info, warn, error or silent');
+  const storage: StorageConfig = backend === 'memory' ? { kind: 'memory' } : backend.startsWith('etcd') ? etcdConfig(o) : { kind: 'sqlite', path: resolve(dataDir, SQLITE_FILE_NAME), durability };
   return {
     authentication: authenticationFlagsConfig(program),
     dataDir,
+    snapshots: snapshotSchedule(program, o, storage, dataDir),
     bindAddress: String(o.bindAddress),
     securePort: Number(o.securePort),
-    storage: backend === 'memory' ? { kind: 'memory' } : backend.startsWith('etcd') ? etcdConfig(o) : { kind: 'sqlite', path: resolve(dataDir, 'state.db'), durability },
+    storage,
     tlsCertFile: o.tlsCertFile as string | undefined,
     tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
     tokenAuthFile: o.tokenAuthFile as string | undefined,
@@ -225,6 +245,32 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     requestTimeoutMs: duration(String(o.requestTimeout), '--request-timeout'),
     maxEventLoopDelayMs: duration(String(o.maxEventLoopDelay), '--max-event-loop-delay'),
   };
+}
+
+/**
+ * The snapshot schedule: on by default for SQLite (as k3s schedules etcd snapshots by default).
+ * On etcd and memory there is none; naming a schedule flag there is an error rather than silently
+ * doing nothing (etcd's own tooling, `etcdctl snapshot save`, backs up etcd).
+ */
+function snapshotSchedule(program: Command, o: Record<string, string | number | string[] | undefined>, storage: StorageConfig, dataDir: string): SnapshotScheduleConfig | undefined {
+  const named = ['snapshotScheduleCron', 'snapshotRetention', 'snapshotDir'].filter((k) => program.getOptionValueSource(k) === 'cli');
+  if (storage.kind !== 'sqlite') {
+    if (named.length) {
+      const flag = `--${named[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+      throw new InvalidArgumentError(`${flag}: scheduled snapshots are for the sqlite backend; back up etcd with etcdctl snapshot save`);
+    }
+    return undefined;
+  }
+  const cron = String(o.snapshotScheduleCron).trim();
+  if (cron === '') return undefined;
+  checked(() => {
+    try {
+      checkCronExpression(cron);
+    } catch (err) {
+      throw new Error(`--snapshot-schedule-cron: ${JSON.stringify(cron)} is not a cron expression (${(err as Error).message})`);
+    }
+  });
+  return { cron, retention: Number(o.snapshotRetention), dir: o.snapshotDir ? resolve(String(o.snapshotDir)) : resolve(dataDir, 'snapshots') };
 }
 
 /** The etcd storage flags, checked: servers are required, TLS files go together. */

@@ -1,6 +1,7 @@
 // The server's Prometheus metrics, in one registry: request, storage, authentication, authorization and audit
 // metrics (each recorded through the observer interface of the layer that produces it), the
-// ClusterTrustBundle expiry gauge (fed by the controllers' expiry reporter), plus the
+// ClusterTrustBundle expiry gauge (fed by the controllers' expiry reporter), scheduled snapshot
+// metrics (fed by the SQLite store's snapshot schedule), plus the
 // process and Node.js runtime metrics (CPU, memory, file descriptors, GC, event-loop lag).
 // This is the only module that knows prom-client; main wires it, /metrics renders it.
 
@@ -13,6 +14,7 @@ import { authorizationMetrics } from './authorization-metrics.js';
 import { RequestMetrics, type MetricsResource } from './request-metrics.js';
 import { StorageMetrics, type StorageMetricsOptions } from './storage-metrics.js';
 import { TrustBundleExpiryMetrics } from './trust-bundle-metrics.js';
+import { SnapshotMetrics } from './snapshot-metrics.js';
 
 export interface ServerMetrics {
   readonly requests: RequestMetrics;
@@ -24,6 +26,8 @@ export interface ServerMetrics {
   readonly audit: AuditObserver;
   /** Each ClusterTrustBundle's earliest certificate expiry (the controllers' TrustBundleExpiryObserver). */
   readonly trustBundleExpiry: TrustBundleExpiryMetrics;
+  /** Scheduled snapshots of the SQLite store (the schedule's SnapshotObserver). */
+  readonly snapshots: SnapshotMetrics;
   /** The exposition: Prometheus text format 0.0.4. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -59,6 +63,7 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
     trustBundleExpiry: new TrustBundleExpiryMetrics(registry),
     authn: createAuthnMetrics(registry, opts.apiserverId ?? 'platform-apiserver'),
     authorization: authorizationMetrics(registry),
+    snapshots: new SnapshotMetrics(registry),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {
         attempts.inc({ result });

@@ -3,9 +3,10 @@
 // come back in the order requests were sent. InlineWriter: the store's own connection on the
 // main thread, for ':memory:' databases (another thread cannot open the same in-memory database).
 
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { BatchWriter, type AppliedBatch, type WriteRequest } from './sqlite-batch.js';
+import { spawnStorageWorker } from './worker-spawn.js';
 import { packBatch, reportId, unpackReport, type WriterData, type WriterReply, type WriterRequest } from './sqlite-writer-protocol.js';
 
 export interface SqliteWriter {
@@ -48,14 +49,7 @@ interface Outstanding {
   reject(err: Error): void;
 }
 
-/** Under tsx (tests, benchmarks run from source) the thread must load TypeScript the same way. */
-function spawn(data: WriterData): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./sqlite-writer-worker.js', here), { workerData: data });
-  const entry = new URL('./sqlite-writer-worker.ts', here).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`, { eval: true, workerData: data });
-}
+const spawn = (data: WriterData): Worker => spawnStorageWorker('sqlite-writer-worker', data);
 
 export class ThreadWriter implements SqliteWriter {
   private worker: Worker | undefined;

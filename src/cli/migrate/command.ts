@@ -98,7 +98,7 @@ const perSecond = (n: number, s: number): string => `${s > 0 ? Math.round(n / s)
 const CLIENTS_NOTE = 'resourceVersions have changed: a watch or exact list from an old one gets 410 Gone and clients re-list; see docs/migration.md';
 
 /** Runs `platform-apiserver migrate <argv>`; the exit code. */
-export async function runMigrate(argv: string[], io: MigrateIO = processIO): Promise<number> {
+export async function runMigrate(argv: readonly string[], io: MigrateIO = processIO): Promise<number> {
   let o: MigrateOptions;
   try {
     o = parseMigrateArgs(argv, io);

@@ -1,0 +1,116 @@
+// `snapshot status`, and the check `snapshot restore` makes first: is the file one of our
+// snapshots (not a save's temporary file, a SQLite database, ours by its header and metadata, of
+// a format and schema this build reads), whole (SQLite's integrity check, and the recorded
+// revision matches the data), and what it holds: revision, objects per resource, size. Opens the
+// file read-only: checking writes nothing, not even a journal.
+
+import Database from 'better-sqlite3';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { latestRevision } from './sqlite-batch.js';
+import { SCHEMA_VERSION } from './sqlite-schema.js';
+import { isPartialName, readSnapshotInfo, SNAPSHOT_FORMAT_VERSION, SnapshotError, type SnapshotInfo } from './snapshot-format.js';
+
+export interface ResourceCount {
+  /** `<plural>.<group>`, from the keys (`/registry/<group>/<plural>/<name>`). */
+  resource: string;
+  objects: number;
+}
+
+export interface SnapshotStatus extends SnapshotInfo {
+  file: string;
+  sizeBytes: number;
+  totalObjects: number;
+  resources: ResourceCount[];
+  /** SQLite's integrity check: 'ok' (anything else is refused before a status is made). */
+  integrity: 'ok';
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** `/registry/<group>/<plural>/<name>` → `<plural>.<group>`; other keys by their prefix. */
+export function resourceOfKey(key: string): string {
+  const parts = key.split('/');
+  if (parts.length === 5 && parts[0] === '' && parts[1] === 'registry') return parts[2] ? `${parts[3]}.${parts[2]}` : parts[3]!;
+  return key.slice(0, key.lastIndexOf('/') + 1);
+}
+
+function readMagic(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(16);
+    const n = readSync(fd, buf, 0, 16, 0);
+    return buf.toString('latin1', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file as a snapshot, or a SnapshotError saying in one line why it is not a usable one. */
+export function inspectSnapshot(path: string, opts: { integrity?: boolean } = {}): SnapshotStatus {
+  const file = resolve(path);
+  let st;
+  try {
+    st = statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SnapshotError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot read it (${code ?? messageOf(err)})`);
+  }
+  if (st.isDirectory()) throw new SnapshotError(`${file} is a directory, not a snapshot`);
+  if (isPartialName(file)) throw new SnapshotError(`${file} is the temporary file of an unfinished save, not a snapshot`);
+  let magic: string;
+  try {
+    magic = readMagic(file);
+  } catch (err) {
+    throw new SnapshotError(`${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? messageOf(err)})`);
+  }
+  if (magic !== SQLITE_MAGIC) throw new SnapshotError(`${file} is not a platform-apiserver snapshot (not a SQLite database)`);
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new SnapshotError(`${file} is damaged: ${messageOf(err)}`);
+  }
+  try {
+    return inspectOpen(db, file, st.size, opts.integrity ?? true);
+  } catch (err) {
+    if (err instanceof SnapshotError) throw new SnapshotError(`${file} ${err.message}`);
+    throw new SnapshotError(`${file} is damaged: ${messageOf(err)}`);
+  } finally {
+    db.close();
+  }
+}
+
+/** Our store's own file (the tables a snapshot has, without the snapshot's header and metadata). */
+function isStore(db: Database.Database): boolean {
+  const tables = new Set(db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name));
+  return tables.has('log') && tables.has('current') && tables.has('meta');
+}
+
+function inspectOpen(db: Database.Database, file: string, sizeBytes: number, integrity: boolean): SnapshotStatus {
+  const info = readSnapshotInfo(db);
+  if ('foreign' in info && isStore(db)) throw new SnapshotError('is the database of a platform-apiserver store, not a snapshot (make one with: platform-apiserver snapshot save FILE --data-dir DIR)');
+  if ('foreign' in info) throw new SnapshotError(`is not a platform-apiserver snapshot (${info.foreign})`);
+  if (info.formatVersion > SNAPSHOT_FORMAT_VERSION) throw new SnapshotError(`is a snapshot of format ${info.formatVersion}; this platform-apiserver reads format ${SNAPSHOT_FORMAT_VERSION}`);
+  if (info.schemaVersion > SCHEMA_VERSION) throw new SnapshotError(`holds store schema ${info.schemaVersion}; this platform-apiserver knows schema ${SCHEMA_VERSION}`);
+  if (integrity) {
+    // Rows like "*** in database main ***\nPage 3: btreeInitPage() returns error code 11": the first real problem, on one line.
+    const rows = (db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[]).map((r) => r.integrity_check);
+    if (rows[0] !== 'ok') {
+      const lines = rows.flatMap((r) => r.split('\n')).filter((l) => l.trim() && !l.startsWith('***'));
+      throw new SnapshotError(`is damaged (integrity check: ${lines[0] ?? 'no answer'}${lines.length > 1 ? `; ${lines.length - 1} more problems` : ''})`);
+    }
+  }
+  const held = latestRevision(db);
+  if (held !== info.revision) throw new SnapshotError(`is damaged: it records revision ${info.revision} but holds data up to revision ${held}`);
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const { key } of db.prepare<[], { key: string }>('SELECT key FROM current').iterate()) {
+    const r = resourceOfKey(key);
+    counts.set(r, (counts.get(r) ?? 0) + 1);
+    total++;
+  }
+  const resources = [...counts].map(([resource, objects]) => ({ resource, objects })).sort((a, b) => a.resource.localeCompare(b.resource));
+  return { ...info, file, sizeBytes, totalObjects: total, resources, integrity: 'ok' };
+}
