@@ -2,6 +2,7 @@
 
 import { emptyRequestInfo, type RequestInfo } from '../apimachinery/request-context.js';
 import { badRequest } from '../apimachinery/status-error.js';
+import { queryBool } from './query-values.js';
 
 /**
  * The path as kube-apiserver sees it: every %XX escape decoded (Go's server decodes the whole
@@ -48,9 +49,9 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
   // authorized as the empty verb, then answered 405.
   let verb = VERB_BY_METHOD[method] ?? '';
   if (!info.name) {
-    if (verb === 'get') verb = query.get('watch') === 'true' || query.get('watch') === '1' ? 'watch' : 'list';
+    if (verb === 'get') verb = queryBool(query, 'watch') ? 'watch' : 'list';
     else if (verb === 'delete') verb = 'deletecollection';
-  } else if (verb === 'get' && (query.get('watch') === 'true' || query.get('watch') === '1')) {
+  } else if (verb === 'get' && queryBool(query, 'watch')) {
     verb = 'watch';
   }
   // A list or watch narrowed to one name by field selector is authorized as that name (kube does the same).

@@ -12,6 +12,7 @@ import type { WatchQuery } from '../../registry/rest-storage.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { negotiateResponse } from '../negotiation.js';
 import { listQuery } from '../query-options.js';
+import { queryBool, queryInt64 } from '../query-values.js';
 import { lowerSocketHighWaterMark, WatchStream } from '../watch-stream.js';
 
 /**
@@ -38,13 +39,13 @@ function jsonLine(type: string, obj: KubeObject): Buffer {
 }
 
 const MIN_WATCH_MINUTES = 30;
-
-const flag = (v: string | null): boolean | undefined => (v === null ? undefined : v === 'true' || v === '1');
+/** Node's timers fire at once past 2^31 - 1 ms (about 24.8 days): a longer timeoutSeconds is that. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function watchQuery(query: URLSearchParams): WatchQuery {
   const q: WatchQuery = listQuery(query);
-  q.allowWatchBookmarks = flag(query.get('allowWatchBookmarks'));
-  q.sendInitialEvents = flag(query.get('sendInitialEvents'));
+  q.allowWatchBookmarks = queryBool(query, 'allowWatchBookmarks');
+  q.sendInitialEvents = queryBool(query, 'sendInitialEvents');
   return q;
 }
 
@@ -52,7 +53,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   const format = negotiateResponse(header(input.req, 'accept'), true);
   if (format.kind === 'yaml') throw notAcceptable('only the following media types are accepted for watch: application/json');
   const query = watchQuery(input.query);
-  const timeoutSeconds = Number(input.query.get('timeoutSeconds') ?? 0);
+  const timeoutSeconds = queryInt64(input.query, 'timeoutSeconds') ?? 0;
   // WatchStream ends it (stop()) with the response, the lifetime or the server.
   const watch = await input.storage.watch(input.ctx, query);
 
@@ -75,7 +76,8 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   new WatchStream(res, watch, {
     encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion) : jsonLine,
     bookmark: query.allowWatchBookmarks ? bookmarkEncoder(input.definition) : undefined,
-    lifetimeMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : watchLifetimeMs(),
+    // kube: 0 (or none) is the server's random lifetime; a negative one ends the watch at once.
+    lifetimeMs: timeoutSeconds !== 0 ? Math.min(Math.max(timeoutSeconds, 0) * 1000, MAX_TIMER_MS) : watchLifetimeMs(),
     serverClosing: input.serverClosing,
     logger: input.ctx.logger,
   });
