@@ -36,6 +36,13 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
   } else {
     return info;
   }
+  // The deprecated `/watch/<resource>[/<name>]` form (kube still serves it; Ruby's kubeclient
+  // watches with it): a watch whatever the query says.
+  let watchPath = false;
+  if (rest[0] === 'watch' && rest.length >= 2) {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     info.namespace = rest[1]!;
     rest = rest.slice(2);
@@ -48,7 +55,9 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
   // Any other method (OPTIONS, TRACE, ...) has no verb on a resource path, as in kube: it is
   // authorized as the empty verb, then answered 405.
   let verb = VERB_BY_METHOD[method] ?? '';
-  if (!info.name) {
+  if (watchPath) {
+    verb = 'watch';
+  } else if (!info.name) {
     if (verb === 'get') verb = queryBool(query, 'watch') ? 'watch' : 'list';
     else if (verb === 'delete') verb = 'deletecollection';
   } else if (verb === 'get' && queryBool(query, 'watch')) {

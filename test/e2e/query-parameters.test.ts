@@ -124,6 +124,24 @@ describe('query parameters as kube reads them', () => {
     assert.match(r.json.message, /orphanDependents and deletionPropagation cannot be both set/);
   });
 
+  test('a watch by path name sees that object only; the deprecated /watch/ paths are watches too', async () => {
+    const other = await server.request('POST', SC, { body: sc('qp-other', '10.73.0.0/16', { qp: 'yes' }) });
+    assert.equal(other.status, 201, other.text);
+    const names = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l)).map((e) => `${e.type} ${e.object.metadata.name}`);
+    for (const path of [`${SC}/qp-a?watch=true`, `${SC.replace('/servicecidrs', '/watch/servicecidrs')}/qp-a?`]) {
+      const r = await server.request('GET', `${path}&resourceVersion=0&timeoutSeconds=1`);
+      assert.equal(r.status, 200, `${path}: ${r.text}`);
+      assert.deepEqual(names(r.text), ['ADDED qp-a'], path);
+    }
+    const all = await server.request('GET', `${SC.replace('/servicecidrs', '/watch/servicecidrs')}?resourceVersion=0&timeoutSeconds=1&labelSelector=qp%3Dyes`);
+    assert.equal(all.status, 200, all.text);
+    assert.deepEqual(names(all.text).sort(), ['ADDED qp-a', 'ADDED qp-other']);
+    const mismatch = await server.request('GET', `${SC}/qp-a?watch=1&fieldSelector=metadata.name%3Dqp-other`);
+    assert.equal(mismatch.status, 400, mismatch.text);
+    assert.equal(mismatch.json.message, "fieldSelector metadata.name doesn't match requested name");
+    assert.equal((await server.request('POST', `${SC.replace('/servicecidrs', '/watch/servicecidrs')}`, { body: {} })).status, 405);
+  });
+
   test('pretty: Go ParseBool, else indented for curl, Wget and browsers', async () => {
     const indented = (text: string) => text.startsWith('{\n  "');
     const cases: [string, Record<string, string>, boolean][] = [

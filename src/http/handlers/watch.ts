@@ -4,7 +4,8 @@
 // asked for.
 
 import type { KubeObject } from '../../apimachinery/object-meta.js';
-import { notAcceptable } from '../../apimachinery/status-error.js';
+import { parseFieldSelector } from '../../apimachinery/field-selector.js';
+import { badRequest, notAcceptable } from '../../apimachinery/status-error.js';
 import { buildTable, parseIncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
 import { servedJsonOf } from '../../registry/object-codec.js';
 import { apiVersionOf, type ResourceDefinition } from '../../registry/resource-definition.js';
@@ -42,17 +43,24 @@ const MIN_WATCH_MINUTES = 30;
 /** Node's timers fire at once past 2^31 - 1 ms (about 24.8 days): a longer timeoutSeconds is that. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function watchQuery(query: URLSearchParams): WatchQuery {
+function watchQuery(query: URLSearchParams, name: string): WatchQuery {
   const q: WatchQuery = listQuery(query);
   q.allowWatchBookmarks = queryBool(query, 'allowWatchBookmarks');
   q.sendInitialEvents = queryBool(query, 'sendInitialEvents');
+  // A watch of one object by its path (`…/<name>?watch=true`, `…/watch/<resource>/<name>`) is a
+  // watch with that name's field selector, as in kube; a selector naming another is a 400.
+  if (name) {
+    const fields = parseFieldSelector(q.fieldSelector);
+    if (fields.empty) q.fieldSelector = `metadata.name=${name.replace(/[\\,=]/g, '\\$&')}`;
+    else if (fields.exactValue('metadata.name') !== name) throw badRequest("fieldSelector metadata.name doesn't match requested name");
+  }
   return q;
 }
 
 export async function handleWatch(input: HandlerInput): Promise<void> {
   const format = negotiateResponse(header(input.req, 'accept'), true);
   if (format.kind === 'yaml') throw notAcceptable('only the following media types are accepted for watch: application/json');
-  const query = watchQuery(input.query);
+  const query = watchQuery(input.query, input.name);
   const timeoutSeconds = queryInt64(input.query, 'timeoutSeconds') ?? 0;
   // WatchStream ends it (stop()) with the response, the lifetime or the server.
   const watch = await input.storage.watch(input.ctx, query);
