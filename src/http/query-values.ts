@@ -59,3 +59,28 @@ export function queryInt64(query: URLSearchParams, name: string): number | undef
 
 /** Go's %q of a string, near enough for an error message: JSON's quoting. */
 const goQuote = (v: string): string => JSON.stringify(v);
+
+/**
+ * The query string as Go's `url.ParseQuery` reads it (kube reads `req.URL.Query()`, which drops
+ * what ParseQuery refuses): pairs split on `&` only; a pair containing `;` is dropped (Go 1.17's
+ * rule), and so is a pair with a malformed `%` escape; `+` is a space. URLSearchParams would
+ * keep both kinds of pair, so `?labelSelector=a;b` or `?labelSelector=%zz` would filter here and
+ * not in kube.
+ */
+export function parseGoQuery(raw: string): URLSearchParams {
+  // The common case (nothing Go would drop): URLSearchParams reads it the same.
+  if (!raw.includes(';') && !/%(?![0-9a-fA-F]{2})/.test(raw)) return new URLSearchParams(raw);
+  const out = new URLSearchParams();
+  for (const pair of raw.split('&')) {
+    if (pair === '' || pair.includes(';') || /%(?![0-9a-fA-F]{2})/.test(pair)) continue;
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    out.append(goUnescape(key), goUnescape(value));
+  }
+  return out;
+}
+
+/** Go's QueryUnescape of text whose escapes are well formed: `+` a space, `%XX` runs as UTF-8. */
+const goUnescape = (s: string): string =>
+  s.replace(/\+/g, ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));

@@ -142,6 +142,19 @@ describe('query parameters as kube reads them', () => {
     assert.equal((await server.request('POST', `${SC.replace('/servicecidrs', '/watch/servicecidrs')}`, { body: {} })).status, 405);
   });
 
+  test('the query string as Go parses it: a pair holding ; or a bad escape is dropped, + is a space', async () => {
+    const all = await server.request('GET', SC);
+    for (const q of ['labelSelector=qp%3Dyes;x', 'labelSelector=%zz', 'watch=true;&labelSelector=%', 'limit=1;']) {
+      const r = await server.request('GET', `${SC}?${q}`);
+      assert.equal(r.status, 200, `${q}: ${r.text}`);
+      assert.equal(r.json.kind, 'ServiceCIDRList', q);
+      assert.equal(r.json.items.length, all.json.items.length, `${q}: the pair is dropped, as Go drops it`);
+    }
+    const spaced = await server.request('GET', `${SC}?labelSelector=qp+in+(yes)`);
+    assert.equal(spaced.status, 200, spaced.text);
+    assert.deepEqual(spaced.json.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort(), ['qp-a', 'qp-other']);
+  });
+
   test('pretty: Go ParseBool, else indented for curl, Wget and browsers', async () => {
     const indented = (text: string) => text.startsWith('{\n  "');
     const cases: [string, Record<string, string>, boolean][] = [
