@@ -6,6 +6,7 @@ import { FieldPath, fieldErrors, type FieldError } from '../apimachinery/field-e
 import type { DeleteOptions } from '../apimachinery/object-meta.js';
 import { badRequest, invalid } from '../apimachinery/status-error.js';
 import { validateFieldManager } from '../apimachinery/validation/object-meta-validation.js';
+import { parseIncludeObject, type IncludeObject } from '../apimachinery/table.js';
 import type { ListQuery } from '../registry/rest-storage.js';
 import { queryBool, queryInt64 } from './query-values.js';
 
@@ -45,6 +46,18 @@ export function writeQuery(query: URLSearchParams, userAgent: string | undefined
 /** kube's default manager: the user agent up to its first '/', at most 128 characters. */
 export function defaultFieldManager(userAgent: string | undefined): string {
   return (userAgent ?? '').split('/')[0]!.slice(0, 128);
+}
+
+/**
+ * TableOptions' includeObject, checked as kube checks it when it converts an answer to a Table
+ * (ValidateTableOptions): anything but Metadata, Object, None or empty is a 400.
+ */
+export function tableIncludeObject(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  if (v !== null && v !== '' && v !== 'Metadata' && v !== 'Object' && v !== 'None') {
+    throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+  }
+  return parseIncludeObject(v ?? undefined);
 }
 
 export function listQuery(query: URLSearchParams): ListQuery {

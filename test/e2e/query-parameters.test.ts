@@ -155,6 +155,20 @@ describe('query parameters as kube reads them', () => {
     assert.deepEqual(spaced.json.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort(), ['qp-a', 'qp-other']);
   });
 
+  test('includeObject is checked when the answer is a Table (400), ignored otherwise', async () => {
+    const table = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const message = "Unable to convert to Table as requested: includeObject: Invalid value: \"Bogus\": must be 'Metadata', 'Object', 'None', or empty";
+    for (const path of [`${SC}?includeObject=Bogus`, `${SC}/qp-a?includeObject=Bogus`, `${SC}?watch=1&timeoutSeconds=1&includeObject=Bogus`]) {
+      const r = await server.request('GET', path, { headers: table });
+      assert.equal(r.status, 400, `${path}: ${r.text}`);
+      assert.equal(r.json.message, message, path);
+      assert.equal((await server.request('GET', path)).status, 200, `${path} as JSON`);
+    }
+    const none = await server.request('GET', `${SC}/qp-a?includeObject=None`, { headers: table });
+    assert.equal(none.status, 200, none.text);
+    assert.equal(none.json.rows[0].object, undefined);
+  });
+
   test('pretty: Go ParseBool, else indented for curl, Wget and browsers', async () => {
     const indented = (text: string) => text.startsWith('{\n  "');
     const cases: [string, Record<string, string>, boolean][] = [

@@ -6,13 +6,13 @@
 import type { KubeObject } from '../../apimachinery/object-meta.js';
 import { parseFieldSelector } from '../../apimachinery/field-selector.js';
 import { badRequest, notAcceptable } from '../../apimachinery/status-error.js';
-import { buildTable, parseIncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
+import { buildTable, type IncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
 import { servedJsonOf } from '../../registry/object-codec.js';
 import { apiVersionOf, type ResourceDefinition } from '../../registry/resource-definition.js';
 import type { WatchQuery } from '../../registry/rest-storage.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { negotiateResponse } from '../negotiation.js';
-import { listQuery } from '../query-options.js';
+import { listQuery, tableIncludeObject } from '../query-options.js';
 import { queryBool, queryInt64 } from '../query-values.js';
 import { lowerSocketHighWaterMark, WatchStream } from '../watch-stream.js';
 
@@ -61,6 +61,8 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   const format = negotiateResponse(header(input.req, 'accept'), true);
   if (format.kind === 'yaml') throw notAcceptable('only the following media types are accepted for watch: application/json');
   const query = watchQuery(input.query, input.name);
+  // Checked before the watch starts: a bad one is a 400, not a stream ended at once.
+  const includeObject = format.kind === 'table' ? tableIncludeObject(input.query) : 'Metadata';
   const timeoutSeconds = queryInt64(input.query, 'timeoutSeconds') ?? 0;
   // WatchStream ends it (stop()) with the response, the lifetime or the server.
   const watch = await input.storage.watch(input.ctx, query);
@@ -82,7 +84,7 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   }
   if (input.req.raw.httpVersionMajor === 1) res.once('close', lowerSocketHighWaterMark(input.req.raw.socket));
   new WatchStream(res, watch, {
-    encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion) : jsonLine,
+    encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion, includeObject) : jsonLine,
     bookmark: query.allowWatchBookmarks ? bookmarkEncoder(input.definition) : undefined,
     // kube: 0 (or none) is the server's random lifetime; a negative one ends the watch at once.
     lifetimeMs: timeoutSeconds !== 0 ? Math.min(Math.max(timeoutSeconds, 0) * 1000, MAX_TIMER_MS) : watchLifetimeMs(),
@@ -108,9 +110,8 @@ function bookmarkEncoder(def: ResourceDefinition): (resourceVersion: string, ini
 }
 
 /** One-row Tables for `kubectl get -w`: column definitions with the first row only. */
-function tableEncoder(input: HandlerInput, apiVersion: string): (type: string, obj: KubeObject) => string {
+function tableEncoder(input: HandlerInput, apiVersion: string, includeObject: IncludeObject): (type: string, obj: KubeObject) => string {
   const columns = input.definition.table as readonly TableColumnSource<KubeObject>[];
-  const includeObject = parseIncludeObject(input.query.get('includeObject') ?? undefined);
   let columnsSent = false;
   return (type, obj) => {
     const table = buildTable(columns, [obj], {
