@@ -169,6 +169,19 @@ describe('query parameters as kube reads them', () => {
     assert.equal(none.json.rows[0].object, undefined);
   });
 
+  test('a Content-Type nothing can parse: authentication first (401), then the handler\'s 415', async () => {
+    const body = JSON.stringify(sc('qp-ct', '10.74.0.0/16'));
+    for (const [method, path] of [['POST', SC], ['PUT', `${SC}/qp-a`], ['PATCH', `${SC}/qp-a`]] as const) {
+      for (const ct of [';;;', 'json', 'application/']) {
+        const anonymous = await server.request(method, path, { body, headers: { 'Content-Type': ct }, anonymous: true });
+        assert.equal(anonymous.status, 401, `${method} ${ct} anonymous: ${anonymous.text}`);
+        const r = await server.request(method, path, { body, headers: { 'Content-Type': ct } });
+        assert.equal(r.status, 415, `${method} ${ct}: ${r.text}`);
+        assert.equal(r.json.reason, 'UnsupportedMediaType');
+      }
+    }
+  });
+
   test('pretty: Go ParseBool, else indented for curl, Wget and browsers', async () => {
     const indented = (text: string) => text.startsWith('{\n  "');
     const cases: [string, Record<string, string>, boolean][] = [
