@@ -66,6 +66,8 @@ export function listQuery(query: URLSearchParams): ListQuery {
   if (limit !== undefined) out.limit = limit;
   // Read by watches only, but parsed on every list as kube's ListOptions decoding does.
   queryInt64(query, 'timeoutSeconds');
+  const sendInitialEvents = queryBool(query, 'sendInitialEvents');
+  if (sendInitialEvents !== undefined) out.sendInitialEvents = sendInitialEvents;
   for (const k of ['labelSelector', 'fieldSelector', 'continue', 'resourceVersion', 'resourceVersionMatch'] as const) {
     const v = query.get(k);
     if (v !== null) out[k] = v;

@@ -182,6 +182,17 @@ describe('query parameters as kube reads them', () => {
     }
   });
 
+  test('ListOptions as kube validates them: sendInitialEvents is for watches only, resourceVersionMatch values', async () => {
+    for (const path of [`${SC}?sendInitialEvents=false`, `${SC}?sendInitialEvents`, `${SC}?labelSelector=none%3Dhere&sendInitialEvents=true`]) {
+      const r = await server.request(path.includes('labelSelector') ? 'DELETE' : 'GET', path);
+      assert.equal(r.status, 422, `${path}: ${r.text}`);
+      assert.equal(r.json.message, 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list', path);
+    }
+    const match = await server.request('GET', `${SC}?resourceVersion=1&resourceVersionMatch=Newest`);
+    assert.equal(match.status, 422, match.text);
+    assert.equal(match.json.message, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""');
+  });
+
   test('pretty: Go ParseBool, else indented for curl, Wget and browsers', async () => {
     const indented = (text: string) => text.startsWith('{\n  "');
     const cases: [string, Record<string, string>, boolean][] = [

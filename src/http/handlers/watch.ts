@@ -46,7 +46,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 function watchQuery(query: URLSearchParams, name: string): WatchQuery {
   const q: WatchQuery = listQuery(query);
   q.allowWatchBookmarks = queryBool(query, 'allowWatchBookmarks');
-  q.sendInitialEvents = queryBool(query, 'sendInitialEvents');
   // A watch of one object by its path (`…/<name>?watch=true`, `…/watch/<resource>/<name>`) is a
   // watch with that name's field selector, as in kube; a selector naming another is a 400.
   if (name) {
