@@ -6,6 +6,7 @@
 import { parseDocument } from 'yaml';
 import { checkJsonShape, MAX_JSON_DEPTH } from './json-value.js';
 import { badRequest } from './status-error.js';
+import { yamlDepthExceeds } from './yaml-depth.js';
 
 export type BodyFormat = 'json' | 'yaml';
 
@@ -37,17 +38,29 @@ function decodeJson(text: string): DecodedBody {
   return { value, duplicateFields: scan.duplicateFields };
 }
 
+const tooDeep = () => badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+
 function decodeYaml(text: string): DecodedBody {
-  // Before the parser: its recursion makes a deep flow collection slow to fail (seconds for a
-  // few megabytes of brackets), so deep brackets are refused by a linear scan first.
-  if (flowDepthExceeds(text, MAX_JSON_DEPTH)) throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+  // Before the parser, whose recursion could exhaust the stack on a deep text (and makes a deep
+  // flow collection slow to fail): nesting past the limit is refused by a linear scan first.
+  if (yamlDepthExceeds(text, MAX_JSON_DEPTH)) throw tooDeep();
+  try {
+    return decodeYamlWithinLimit(text);
+  } catch (err) {
+    // Within the limit, the parser's recursive frames (large while V8 has not compiled them yet)
+    // can still exhaust the stack near the limit: the same 400, never a 500.
+    if (err instanceof RangeError) throw tooDeep();
+    throw err;
+  }
+}
+
+function decodeYamlWithinLimit(text: string): DecodedBody {
   // logLevel 'error': the package would otherwise print a process warning per odd key a client sends.
   const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, logLevel: 'error' });
   if (doc.errors.length) {
     const message = doc.errors[0]!.message.split('\n')[0]!;
-    // The yaml package parses nested collections recursively: past roughly a thousand levels
-    // (fewer for flow sequences) its parser runs out of stack and says so as a parse error.
-    if (/Maximum call stack size exceeded/.test(message)) throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    // The parser reports running out of stack as a parse error.
+    if (/Maximum call stack size exceeded/.test(message)) throw tooDeep();
     throw badRequest(`error converting YAML to JSON: yaml: ${message}`);
   }
   const duplicateFields: string[] = [];
@@ -58,42 +71,14 @@ function decodeYaml(text: string): DecodedBody {
     value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }) as unknown;
   } catch (err) {
     if (err instanceof ReferenceError && /alias/i.test(err.message)) throw badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
-    if (err instanceof RangeError) throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    if (err instanceof RangeError) throw tooDeep();
     throw badRequest(`error converting YAML to JSON: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
   const problem = checkJsonShape(value);
-  if (problem?.kind === 'depth') throw badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
+  if (problem?.kind === 'depth') throw tooDeep();
   if (problem?.kind === 'cycle') throw badRequest('error converting YAML to JSON: yaml: anchor value contains itself');
   collectYamlDuplicates(doc.contents, '', duplicateFields);
   return { value, duplicateFields };
-}
-
-/**
- * Whether YAML flow brackets nest deeper than `max`, skipping quoted scalars and comments. It may
- * count brackets inside plain scalars or block scalars too: only text with more than `max`
- * unclosed brackets is refused, which no object of ours needs.
- */
-function flowDepthExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  const startsToken = (i: number): boolean => i === 0 || /[\s[{,:?-]/.test(text[i - 1]!);
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '[' || c === '{') {
-      if (++depth > max) return true;
-    } else if (c === ']' || c === '}') {
-      if (depth > 0) depth--;
-    } else if (c === '#' && startsToken(i)) {
-      const end = text.indexOf('\n', i);
-      if (end < 0) return false;
-      i = end;
-    } else if ((c === '"' || c === "'") && startsToken(i)) {
-      let j = i + 1;
-      while (j < text.length && text[j] !== c) j += c === '"' && text[j] === '\\' ? 2 : 1;
-      // A single-quoted scalar writes its quote twice; going on from the second one is the same.
-      i = j;
-    }
-  }
-  return false;
 }
 
 type YamlNode = { items?: unknown[]; key?: unknown; value?: unknown } | null | undefined;

@@ -72,11 +72,15 @@ export const fieldErrors = {
   internal: (path: PathLike, detail: string): FieldError => ({ type: 'InternalError', field: p(path), badValue: null, detail }),
   typeInvalid: (path: PathLike, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field: p(path), badValue: value, detail }),
   /** `supported` values are listed quoted and sorted, as Go does. */
-  notSupported: (path: PathLike, value: unknown, supported: readonly string[]): FieldError => ({
+  /**
+   * Most of kube's callers pass a sorted set (`sets.List()`); `inGivenOrder` is for those that
+   * pass a literal list, whose order the message keeps.
+   */
+  notSupported: (path: PathLike, value: unknown, supported: readonly string[], inGivenOrder = false): FieldError => ({
     type: 'FieldValueNotSupported',
     field: p(path),
     badValue: value,
-    detail: supported.length ? `supported values: ${[...supported].sort().map((s) => goQuote(s)).join(', ')}` : '',
+    detail: supported.length ? `supported values: ${(inGivenOrder ? [...supported] : [...supported].sort()).map((s) => goQuote(s)).join(', ')}` : '',
   }),
   /** Go's TooLong: "must have at most N bytes" (the value is never shown). */
   tooLong: (path: PathLike, value: unknown, max: number): FieldError => ({

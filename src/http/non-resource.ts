@@ -1,5 +1,5 @@
 // Paths that name no resource: health, metrics, version, discovery and OpenAPI. As in kube,
-// /version, /api and /apis/<group>/<version> are routed for GET only (go-restful web services
+// /version, /api, /api/v1 and /apis/<group>/<version> are routed for GET only (go-restful web services
 // there: another method is a 405), while health, metrics, the root, /apis, /apis/<group> and
 // OpenAPI are plain handlers that answer any method (a HEAD gets the GET's headers, no body).
 
@@ -14,7 +14,9 @@ import {
   apiGroupList,
   apiResourceList,
   discoveryEtag,
-  emptyAggregatedDiscovery,
+  coreAggregatedDiscovery,
+  coreAPIResourceList,
+  coreAPIVersions,
   type DiscoveryResource,
   negotiateDiscovery,
 } from './discovery/discovery-documents.js';
@@ -27,6 +29,18 @@ import { buildOpenAPIV3, type OpenAPIDocument } from './openapi/openapi-v3.js';
 import { writeBody, writeStatus } from './response-writer.js';
 
 export const PUBLIC_PATHS = new Set(['/version', '/version/', '/healthz', '/healthz/', '/livez', '/livez/', '/readyz', '/readyz/']);
+
+const isCoreV1 = (parts: string[]): boolean => parts.length === 2 && parts[0] === 'api' && parts[1] === 'v1';
+
+/**
+ * The address the client reached us at, as host:port (kube names its advertised address; this
+ * is the one the client is known to reach). An IPv4 client on a dual-stack socket is plain IPv4.
+ */
+function serverAddressOf(req: FastifyRequest): string {
+  const socket = req.raw.socket;
+  const host = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  return `${host.includes(':') ? `[${host}]` : host}:${socket.localPort ?? 443}`;
+}
 
 export interface VersionInfo {
   major: string;
@@ -55,6 +69,7 @@ export class NonResourceRoutes {
   private openapiV3Docs?: ReturnType<typeof buildOpenAPIV3>;
   private openapiV2Docs?: Promise<OpenAPIV2Documents>;
   private readonly aggregated: Record<'v2' | 'v2beta1', { body: string; etag: string }>;
+  private readonly coreAggregated: Record<'v2' | 'v2beta1', { body: string; etag: string }>;
 
   constructor(private readonly opts: NonResourceOptions) {
     const agg = (v: 'v2' | 'v2beta1') => {
@@ -62,19 +77,25 @@ export class NonResourceRoutes {
       return { body, etag: discoveryEtag(body) };
     };
     this.aggregated = { v2: agg('v2'), v2beta1: agg('v2beta1') };
+    const core = (v: 'v2' | 'v2beta1') => {
+      const body = `${JSON.stringify(coreAggregatedDiscovery(v))}\n`;
+      return { body, etag: discoveryEtag(body) };
+    };
+    this.coreAggregated = { v2: core('v2'), v2beta1: core('v2beta1') };
   }
 
   /** Serves the path, or throws a 404 Status (the returned promise, if any, never rejects). */
   serve(req: FastifyRequest, reply: FastifyReply, path: string, query: URLSearchParams, pretty: boolean): void | Promise<void> {
     const parts = path.split('/').filter(Boolean);
     const json = (body: unknown) => writeBody(reply, 200, body, { format: { kind: 'json' }, pretty });
-    const getOnly = path === '/version' || path === '/version/' || (parts[0] === 'api' && parts.length === 1);
+    const getOnly = path === '/version' || path === '/version/' || (parts[0] === 'api' && parts.length === 1) || isCoreV1(parts);
     if (getOnly && req.method !== 'GET') throw methodNotAllowed();
     if (path === '/version' || path === '/version/') return json(this.versionInfo());
     if (HEALTH_ENDPOINTS.has(parts[0] ?? '')) return this.health(reply, parts[0] as HealthEndpoint, parts.slice(1).join('/'), query);
     if (parts[0] === 'metrics' && parts.length === 1 && this.opts.metrics) return this.metrics(reply, this.opts.metrics);
     if (parts.length === 0) return json({ paths: this.rootPaths() });
-    if (parts[0] === 'api' && parts.length === 1) return this.api(req, reply);
+    if (parts[0] === 'api' && parts.length === 1) return this.api(req, reply, pretty);
+    if (isCoreV1(parts)) return json(coreAPIResourceList());
     if (parts[0] === 'apis') return this.apis(req, reply, parts, pretty);
     if (parts[0] === 'openapi') return this.openapi(req, reply, parts, query);
     throw pathNotFound();
@@ -117,14 +138,16 @@ export class NonResourceRoutes {
     const health = this.opts.health ?? DEFAULT_HEALTH_CHECKS;
     const checks = [...health.livez.map((c) => `/livez/${c.name}`), ...health.livez.map((c) => `/healthz/${c.name}`), ...health.readyz.map((c) => `/readyz/${c.name}`)];
     const metrics = this.opts.metrics ? ['/metrics'] : [];
-    return ['/api', '/apis', ...groups, ...gvs, '/healthz', '/livez', ...metrics, '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version', ...checks].sort();
+    return ['/api', '/api/v1', '/apis', ...groups, ...gvs, '/healthz', '/livez', ...metrics, '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version', ...checks].sort();
   }
 
-  private api(req: FastifyRequest, reply: FastifyReply): void {
+  private api(req: FastifyRequest, reply: FastifyReply, pretty: boolean): void | Promise<void> {
     const which = negotiateDiscovery(header(req, 'accept'));
-    if (which === 'legacy') throw pathNotFound();
-    const body = `${JSON.stringify(emptyAggregatedDiscovery(which))}\n`;
-    reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).header('Vary', 'Accept').send(Buffer.from(body));
+    if (which === 'legacy') return writeBody(reply, 200, coreAPIVersions(serverAddressOf(req)), { format: { kind: 'json' }, pretty });
+    const { body, etag } = this.coreAggregated[which];
+    reply.header('Vary', 'Accept').header('ETag', etag);
+    if (header(req, 'if-none-match') === etag) return void reply.code(304).send();
+    reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).send(Buffer.from(body));
   }
 
   private apis(req: FastifyRequest, reply: FastifyReply, parts: string[], pretty: boolean): void {

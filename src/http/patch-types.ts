@@ -10,6 +10,7 @@ import { badRequest, invalid, isStatusError, requestEntityTooLarge, unprocessabl
 import { applyStrategicMergePatch, StrategicPatchError } from '../apimachinery/strategic-merge-patch.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { writeQuery, type FieldValidation, type WriteQuery } from './query-options.js';
+import { queryBool } from './query-values.js';
 
 export const APPLY_PATCH = 'application/apply-patch+yaml';
 export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', APPLY_PATCH] as const;
@@ -37,7 +38,7 @@ export function patchQuery(query: URLSearchParams, userAgent: string | undefined
   if (type !== APPLY_PATCH && force !== null) errs.push(fieldErrors.forbidden(FieldPath.root('force'), 'may not be specified for non-apply patch'));
   if (type === APPLY_PATCH && !query.get('fieldManager')) errs.push(fieldErrors.required(FieldPath.root('fieldManager'), 'is required for apply patch'));
   if (errs.length) throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
-  return { ...q, force: force === 'true' || force === '1' };
+  return { ...q, force: queryBool(query, 'force') ?? false };
 }
 
 /** An apply configuration: one YAML (or JSON) object; duplicate keys are refused under Strict. */

@@ -6,7 +6,9 @@ import { FieldPath, fieldErrors, type FieldError } from '../apimachinery/field-e
 import type { DeleteOptions } from '../apimachinery/object-meta.js';
 import { badRequest, invalid } from '../apimachinery/status-error.js';
 import { validateFieldManager } from '../apimachinery/validation/object-meta-validation.js';
+import { parseIncludeObject, type IncludeObject } from '../apimachinery/table.js';
 import type { ListQuery } from '../registry/rest-storage.js';
+import { queryBool, queryInt64 } from './query-values.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -46,15 +48,26 @@ export function defaultFieldManager(userAgent: string | undefined): string {
   return (userAgent ?? '').split('/')[0]!.slice(0, 128);
 }
 
-export const isPretty = (query: URLSearchParams): boolean => query.get('pretty') === 'true' || query.get('pretty') === '1';
+/**
+ * TableOptions' includeObject, checked as kube checks it when it converts an answer to a Table
+ * (ValidateTableOptions): anything but Metadata, Object, None or empty is a 400.
+ */
+export function tableIncludeObject(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  if (v !== null && v !== '' && v !== 'Metadata' && v !== 'Object' && v !== 'None') {
+    throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+  }
+  return parseIncludeObject(v ?? undefined);
+}
 
 export function listQuery(query: URLSearchParams): ListQuery {
   const out: ListQuery = {};
-  const limit = query.get('limit');
-  if (limit !== null && limit !== '') {
-    if (!/^-?\d+$/.test(limit)) throw badRequest(`limit: Invalid value: "${limit}": strconv.ParseInt: parsing "${limit}": invalid syntax`);
-    out.limit = Number(limit);
-  }
+  const limit = queryInt64(query, 'limit');
+  if (limit !== undefined) out.limit = limit;
+  // Read by watches only, but parsed on every list as kube's ListOptions decoding does.
+  queryInt64(query, 'timeoutSeconds');
+  const sendInitialEvents = queryBool(query, 'sendInitialEvents');
+  if (sendInitialEvents !== undefined) out.sendInitialEvents = sendInitialEvents;
   for (const k of ['labelSelector', 'fieldSelector', 'continue', 'resourceVersion', 'resourceVersionMatch'] as const) {
     const v = query.get(k);
     if (v !== null) out[k] = v;
@@ -73,12 +86,12 @@ export function deleteOptions(body: Buffer | undefined, contentType: string | un
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('DeleteOptions must be a JSON object');
     opts = value as DeleteOptions;
   } else {
-    const grace = query.get('gracePeriodSeconds');
-    if (grace !== null) opts.gracePeriodSeconds = Number(grace);
+    const grace = queryInt64(query, 'gracePeriodSeconds');
+    if (grace !== undefined) opts.gracePeriodSeconds = grace;
     const policy = query.get('propagationPolicy');
     if (policy !== null) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-    const orphan = query.get('orphanDependents');
-    if (orphan !== null) opts.orphanDependents = orphan === 'true';
+    const orphan = queryBool(query, 'orphanDependents');
+    if (orphan !== undefined) opts.orphanDependents = orphan;
     const dryRun = query.getAll('dryRun');
     if (dryRun.length) opts.dryRun = dryRun;
   }
@@ -90,7 +103,7 @@ export function deleteOptions(body: Buffer | undefined, contentType: string | un
     errs.push(fieldErrors.invalid(FieldPath.root('propagationPolicy'), opts.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
   if (opts.gracePeriodSeconds !== undefined && !Number.isInteger(opts.gracePeriodSeconds)) {
-    throw badRequest(`gracePeriodSeconds: Invalid value: ${JSON.stringify(query.get('gracePeriodSeconds'))}: must be an integer`);
+    throw badRequest(`json: cannot unmarshal number ${opts.gracePeriodSeconds} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`);
   }
   if (errs.length) throw metaOptionsInvalid('DeleteOptions', errs);
   return opts;

@@ -2,6 +2,7 @@
 
 import { emptyRequestInfo, type RequestInfo } from '../apimachinery/request-context.js';
 import { badRequest } from '../apimachinery/status-error.js';
+import { queryBool } from './query-values.js';
 
 /**
  * The path as kube-apiserver sees it: every %XX escape decoded (Go's server decodes the whole
@@ -35,6 +36,13 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
   } else {
     return info;
   }
+  // The deprecated `/watch/<resource>[/<name>]` form (kube still serves it; Ruby's kubeclient
+  // watches with it): a watch whatever the query says.
+  let watchPath = false;
+  if (rest[0] === 'watch' && rest.length >= 2) {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     info.namespace = rest[1]!;
     rest = rest.slice(2);
@@ -47,10 +55,12 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
   // Any other method (OPTIONS, TRACE, ...) has no verb on a resource path, as in kube: it is
   // authorized as the empty verb, then answered 405.
   let verb = VERB_BY_METHOD[method] ?? '';
-  if (!info.name) {
-    if (verb === 'get') verb = query.get('watch') === 'true' || query.get('watch') === '1' ? 'watch' : 'list';
+  if (watchPath) {
+    verb = 'watch';
+  } else if (!info.name) {
+    if (verb === 'get') verb = queryBool(query, 'watch') ? 'watch' : 'list';
     else if (verb === 'delete') verb = 'deletecollection';
-  } else if (verb === 'get' && (query.get('watch') === 'true' || query.get('watch') === '1')) {
+  } else if (verb === 'get' && queryBool(query, 'watch')) {
     verb = 'watch';
   }
   // A list or watch narrowed to one name by field selector is authorized as that name (kube does the same).

@@ -58,6 +58,8 @@ export async function routeResource(r: RouteInput): Promise<void> {
   }
   const verb = r.info.verb as Verb;
   if (!ROUTED_METHODS.has(r.req.method)) throw methodNotAllowed();
+  // Watches are routed for GET only (a POST to the deprecated /watch/ path included).
+  if (verb === 'watch' && r.req.method !== 'GET') throw methodNotAllowed();
   if (!allowed.includes(verb) || !(verb in HANDLERS)) throw methodNotAllowed();
   if (!r.info.name && (verb === 'get' || verb === 'update' || verb === 'patch' || verb === 'delete')) throw methodNotAllowed();
   if (r.info.name && verb === 'create') throw methodNotAllowed();

@@ -165,6 +165,14 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   }) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Fastify answers a Content-Type it cannot parse (`;;;`, `json`) with its own 415 before any
+  // route runs, so before authentication; kube authenticates and authorizes first and has the
+  // handler refuse the media type (415 in its words). Such a header is swapped for a well-formed
+  // one no handler takes, so the request goes the same way.
+  app.addHook('onRequest', async (req) => {
+    const ct = req.headers['content-type'];
+    if (ct !== undefined && ct !== '' && !wellFormedMediaType(ct)) req.headers['content-type'] = UNPARSEABLE_MEDIA_TYPE;
+  });
 
   const nonResource = new NonResourceRoutes({
     definitions: opts.resources.map((r) => r.definition),
@@ -308,4 +316,15 @@ function headerListBytes(raw: readonly string[]): number {
   let n = 0;
   for (const field of raw) n += field.length;
   return n + (raw.length / 2) * 32;
+}
+
+const UNPARSEABLE_MEDIA_TYPE = 'application/x-unparseable-media-type';
+const MEDIA_TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
+/** `type/subtype` with token characters (what Fastify parses; parameters are not its concern). */
+function wellFormedMediaType(value: string): boolean {
+  const semi = value.indexOf(';');
+  const media = (semi < 0 ? value : value.slice(0, semi)).trim();
+  const slash = media.indexOf('/');
+  return slash > 0 && MEDIA_TOKEN.test(media.slice(0, slash)) && MEDIA_TOKEN.test(media.slice(slash + 1));
 }

@@ -152,6 +152,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const items: T[] = [];
     let lastKey = '';
     let more = false;
+    let remaining: number | undefined;
     let snapshot = revision;
     for (let startAfter = after ? this.prefix + after : ''; ; ) {
       // Each page is a read and a decode of up to a page of objects: not for a request abandoned.
@@ -164,6 +165,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           startAfter: startAfter || undefined,
           // resourceVersion=0: the cache's state as it is, no consistent-read round trip (kube).
           anyRecent: !snapshot && query.resourceVersion === '0',
+          // kube sets remainingItemCount only for a list without selectors (a count of the
+          // keys left says nothing of how many of them would match one).
+          countRemaining: limit > 0 && selectors.everything,
         });
       } catch (err) {
         return translateStorageError(err, this.gr, '', snapshot === revision && exactRevision !== undefined ? exactRevision : snapshot);
@@ -180,6 +184,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       }
       if (limit && items.length >= limit) {
         more = i < page.kvs.length || page.more;
+        if (more && page.remaining !== undefined) remaining = page.kvs.length - i + page.remaining;
         break;
       }
       if (!page.more || page.kvs.length === 0) break;
@@ -187,6 +192,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     }
     const out: ListOutput<T> = { items, resourceVersion: String(snapshot) };
     if (more) out.continue = encodeContinue(snapshot, lastKey.slice(this.prefix.length));
+    if (more && remaining !== undefined) out.remainingItemCount = remaining;
     return out;
   }
 

@@ -20,11 +20,12 @@ export function listReadMode(q: ListQuery): ReadMode {
   const errs: FieldError[] = [];
   const matchPath = FieldPath.root('resourceVersionMatch');
   if (match) {
-    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErrors.notSupported(matchPath, match, ['Exact', 'NotOlderThan']));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErrors.notSupported(matchPath, match, ['Exact', 'NotOlderThan', ''], true));
     else if (q.continue) errs.push(fieldErrors.forbidden(matchPath, 'resourceVersionMatch is forbidden when continue is provided'));
     else if (!rv) errs.push(fieldErrors.forbidden(matchPath, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
     else if (match === 'Exact' && rv === '0') errs.push(fieldErrors.forbidden(matchPath, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
   }
+  if (q.sendInitialEvents !== undefined) errs.push(fieldErrors.forbidden(FieldPath.root('sendInitialEvents'), 'sendInitialEvents is forbidden for list'));
   if (errs.length) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
   if (q.continue && rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
   if (!rv || rv === '0') return { kind: 'latest' };

@@ -18,6 +18,8 @@ export interface ListQuery {
   continue?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;
+  /** A watch option: a list (or delete-collection) that carries it is refused, as kube refuses it. */
+  sendInitialEvents?: boolean;
 }
 
 export interface ListOutput<T extends KubeObject> {
@@ -65,7 +67,6 @@ export interface DeleteOutput<T extends KubeObject> {
 
 export interface WatchQuery extends ListQuery {
   allowWatchBookmarks?: boolean;
-  sendInitialEvents?: boolean;
 }
 
 export type ObjectWatchEvent<T extends KubeObject> =

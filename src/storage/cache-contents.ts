@@ -83,7 +83,10 @@ export class CacheContents {
       }
       kvs.push(this.items.get(key)!);
     }
-    return { kvs, more, revision };
+    if (!opts.countRemaining) return { kvs, more, revision };
+    // Keys under the prefix are contiguous: those past the page are the range's end less `i`.
+    const remaining = more ? keys.lowerBound(prefix) + keys.countPrefix(prefix) - i : 0;
+    return { kvs, more, revision, remaining };
   }
 
   count(prefix: string): number {

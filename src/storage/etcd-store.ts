@@ -91,7 +91,10 @@ export class EtcdStore implements RevisionedStore {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const res = await this.range({ key: start, range_end: rangeEnd, revision: opts.revision || 0, limit }, prefix);
     // A paged list keeps reading at the first page's revision, so every page is one snapshot.
-    return { kvs: res.kvs.map((kv) => kvOf(this.keys, kv)), more: res.more, revision: opts.revision || Number(res.header.revision) };
+    const out: ListResult = { kvs: res.kvs.map((kv) => kvOf(this.keys, kv)), more: res.more, revision: opts.revision || Number(res.header.revision) };
+    // etcd counts every key in the range whatever the limit (kube's remainingItemCount is made so).
+    if (opts.countRemaining) out.remaining = Math.max(0, Number(res.count) - res.kvs.length);
+    return out;
   }
 
   async count(prefix: string): Promise<number> {

@@ -40,6 +40,11 @@ export interface ListOptions {
    * first asking the store for its current revision; stores ignore it.
    */
   anyRecent?: boolean;
+  /**
+   * Also count the keys under the prefix past this page (`ListResult.remaining`), at the same
+   * revision: what etcd's range count gives and kube's `remainingItemCount` is made from.
+   */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -47,6 +52,8 @@ export interface ListResult {
   kvs: KeyValue[];
   /** True when keys beyond `limit` remain. */
   more: boolean;
+  /** With `countRemaining`: how many keys under the prefix lie past this page (0 unless `more`). */
+  remaining?: number;
   /** The revision the whole list was read at; pass it back to read the next page from the same snapshot. */
   revision: number;
 }

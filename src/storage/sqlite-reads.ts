@@ -41,6 +41,13 @@ export class SqliteReads {
          ORDER BY key LIMIT ?`,
       ),
       count: db.prepare<[string, string], { n: number }>('SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ?'),
+      countCurrentAfter: db.prepare<[string, string, string], { n: number }>('SELECT COUNT(*) AS n FROM current WHERE key >= ? AND key < ? AND key > ?'),
+      countAtAfter: db.prepare<[string, string, string, number], { n: number }>(
+        `SELECT COUNT(*) AS n FROM log AS l
+         WHERE key >= ? AND key < ? AND key > ?
+           AND revision = (SELECT MAX(revision) FROM log WHERE key = l.key AND revision <= ?)
+           AND deleted = 0`,
+      ),
       unpublished: db.prepare<[number, string, string], { deleted: number; prev_revision: number }>(
         'SELECT deleted, prev_revision FROM log WHERE revision > ? AND key >= ? AND key < ?',
       ),
@@ -72,6 +79,12 @@ export class SqliteReads {
   list(prefix: string, after: string, fetch: number, revision: number | undefined): KeyValue[] {
     const rows = revision === undefined ? this.stmt.listCurrent.all(prefix, prefixEnd(prefix), after, fetch) : this.stmt.listAt.all(prefix, prefixEnd(prefix), after, revision, fetch);
     return rows.map(toKv);
+  }
+
+  /** Keys under `prefix` after `after`, live or as of `revision` (the rest of a list page). */
+  countAfter(prefix: string, after: string, revision: number | undefined): number {
+    const end = prefixEnd(prefix);
+    return (revision === undefined ? this.stmt.countCurrentAfter.get(prefix, end, after) : this.stmt.countAtAfter.get(prefix, end, after, revision))!.n;
   }
 
   /** Live keys under `prefix`; as of `revision`: less creations and plus deletions after it, in one snapshot. */

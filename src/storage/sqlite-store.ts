@@ -167,9 +167,12 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     const rev = this.readRevision(opts.revision);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : -1;
     const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : '';
-    const kvs = this.reads.list(prefix, after, limit > 0 ? limit + 1 : -1, rev === this.revision && this.settled() ? undefined : rev);
+    const at = rev === this.revision && this.settled() ? undefined : rev;
+    const kvs = this.reads.list(prefix, after, limit > 0 ? limit + 1 : -1, at);
     const more = limit > 0 && kvs.length > limit;
-    return { kvs: more ? kvs.slice(0, limit) : kvs, more, revision: rev };
+    const page = more ? kvs.slice(0, limit) : kvs;
+    if (!opts.countRemaining) return { kvs: page, more, revision: rev };
+    return { kvs: page, more, revision: rev, remaining: more ? this.reads.countAfter(prefix, page[page.length - 1]!.key, at) : 0 };
   }
 
   async count(prefix: string): Promise<number> {

@@ -133,6 +133,23 @@ export function describeRevisionedStore(name: string, makeStore: StoreFactory): 
       assert.deepEqual(now.kvs.map((kv) => `${kv.key}=${text(kv.value)}`), ['/r/p/1=1', '/r/p/2=2', '/r/p/3=changed', '/r/p/5=5', '/r/p/6=6']);
     }));
 
+    test('list counts the keys past its page when asked (countRemaining), now and at a past revision', withStore(async (s) => {
+      for (const k of ['1', '2', '3', '4', '5']) await s.optimisticPut(`/r/n/${k}`, bytes(k), 0);
+      await s.optimisticPut('/r/nx/1', bytes('other prefix'), 0);
+      const first = await s.list('/r/n/', { limit: 2, countRemaining: true });
+      assert.deepEqual([first.kvs.length, first.more, first.remaining], [2, true, 3]);
+      assert.equal((await s.list('/r/n/', { limit: 2 })).remaining, undefined, 'counted only when asked');
+      await s.optimisticDelete('/r/n/5', (await s.get('/r/n/5')).kv!.modRevision);
+      await s.optimisticPut('/r/n/6', bytes('6'), 0);
+      await s.optimisticPut('/r/n/7', bytes('7'), 0);
+      const past = await s.list('/r/n/', { limit: 1, startAfter: '/r/n/2', revision: first.revision, countRemaining: true });
+      assert.deepEqual([past.kvs.map((kv) => kv.key), past.more, past.remaining], [['/r/n/3'], true, 2], 'keys 4 and 5 as of the first page');
+      const now = await s.list('/r/n/', { limit: 1, startAfter: '/r/n/2', countRemaining: true });
+      assert.deepEqual([now.more, now.remaining], [true, 3], 'keys 4, 6 and 7 now');
+      const last = await s.list('/r/n/', { limit: 10, startAfter: '/r/n/2', countRemaining: true });
+      assert.deepEqual([last.more, last.remaining], [false, 0]);
+    }));
+
     test('watch from a revision sees only later changes, with prevKv', withStore(async (s) => {
       const c = await s.optimisticPut('/r/w/1', bytes('before'), 0);
       const ac = new AbortController();

@@ -168,6 +168,13 @@ describe('deep and self-expanding bodies', () => {
       body: `${Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} 1\n`,
       message: `error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`,
     },
+    { name: 'compact block sequences 2,000 deep', body: `a:\n${'- '.repeat(2000)}1\n`, message: `error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}` },
+    { name: 'compact block sequences 100,000 deep', body: `${'- '.repeat(100_000)}1\n`, message: `error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}` },
+    {
+      name: 'block mappings and flow brackets adding up past the limit',
+      body: `${Array.from({ length: 600 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} ${'['.repeat(600)}${']'.repeat(600)}\n`,
+      message: `error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`,
+    },
     {
       name: 'aliases nesting a deep value into itself',
       body: `d0: &d0 ${'['.repeat(400)}${']'.repeat(400)}\nd1: &d1 ${'['.repeat(400)}*d0${']'.repeat(400)}\nd2: &d2 ${'['.repeat(400)}*d1${']'.repeat(400)}\n`,

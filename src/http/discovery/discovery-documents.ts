@@ -54,8 +54,28 @@ export function aggregatedDiscovery(defs: readonly DiscoveryResource[], version:
   };
 }
 
-export function emptyAggregatedDiscovery(version: 'v2' | 'v2beta1'): object {
-  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: [] };
+/**
+ * The core group at /api as aggregated discovery: kube always serves it, with version v1. Every
+ * kind here is in a named group, so v1 lists no resources (omitted when empty, as Go's
+ * omitempty does); clients then see the core group exactly as the legacy /api and /api/v1 show it.
+ */
+export function coreAggregatedDiscovery(version: 'v2' | 'v2beta1'): object {
+  return {
+    kind: 'APIGroupDiscoveryList',
+    apiVersion: `apidiscovery.k8s.io/${version}`,
+    metadata: {},
+    items: [{ metadata: { creationTimestamp: null }, versions: [{ version: 'v1', freshness: 'Current' }] }],
+  };
+}
+
+/** Legacy GET /api: the core group's versions, and the address clients reach the server at. */
+export function coreAPIVersions(serverAddress: string): object {
+  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+}
+
+/** Legacy GET /api/v1: the core group's resources, none here (an honest empty list). */
+export function coreAPIResourceList(): object {
+  return { kind: 'APIResourceList', groupVersion: 'v1', resources: [] };
 }
 
 function apiGroupOf(group: string, versions: Map<string, DiscoveryResource[]>): object {

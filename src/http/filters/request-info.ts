@@ -3,7 +3,7 @@
 // version) or long-running (a watch). Every answer carries the request's Audit-Id.
 
 import { PUBLIC_PATHS } from '../non-resource.js';
-import { isPretty } from '../query-options.js';
+import { isPretty, parseGoQuery } from '../query-values.js';
 import { decodePath, resolveRequestInfo } from '../request-info.js';
 import type { Filter } from './filter.js';
 
@@ -14,8 +14,8 @@ export const requestInfoFilter: Filter = async (s, next) => {
   const url = s.req.url;
   const q = url.indexOf('?');
   s.path = decodePath(q < 0 ? url : url.slice(0, q));
-  s.query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-  s.pretty = isPretty(s.query);
+  s.query = parseGoQuery(q < 0 ? '' : url.slice(q + 1));
+  s.pretty = isPretty(s.query, s.req.headers['user-agent']);
   s.info = resolveRequestInfo(s.req.method, s.path, s.query);
   s.isPublic = PUBLIC_PATHS.has(s.path);
   s.longRunning = s.info.isResourceRequest && s.info.verb === 'watch';

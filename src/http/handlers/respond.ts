@@ -4,7 +4,7 @@
 // are, a list puts them between its envelope; the bytes are the same JSON.stringify would make.
 
 import type { KubeObject, ListMeta } from '../../apimachinery/object-meta.js';
-import { buildTable, parseIncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
+import { buildTable, type TableColumnSource } from '../../apimachinery/table.js';
 import { apiVersionOf } from '../../registry/resource-definition.js';
 import type { HandlerInput } from '../endpoint.js';
 import { header } from '../endpoint.js';
@@ -12,13 +12,14 @@ import { negotiateResponse } from '../negotiation.js';
 import { writeBody, writeSerialized } from '../response-writer.js';
 import { servedJsonOf } from '../../registry/object-codec.js';
 import { JoinedJson } from '../joined-json.js';
+import { tableIncludeObject } from '../query-options.js';
 
 export function respondObject(input: HandlerInput, code: number, obj: unknown, tableAllowed = false): void | Promise<void> {
   const format = negotiateResponse(header(input.req, 'accept'), tableAllowed);
   if (format.kind === 'table') {
     const o = obj as KubeObject;
     const table = buildTable(input.definition.table as readonly TableColumnSource<KubeObject>[], [o], {
-      includeObject: parseIncludeObject(input.query.get('includeObject') ?? undefined),
+      includeObject: tableIncludeObject(input.query),
       now: new Date(),
       apiVersion: format.apiVersion,
       listMeta: { resourceVersion: o.metadata.resourceVersion ?? '' },
@@ -35,7 +36,7 @@ export function respondList(input: HandlerInput, items: KubeObject[], listMeta: 
   const def = input.definition;
   if (format.kind === 'table') {
     const table = buildTable(def.table as readonly TableColumnSource<KubeObject>[], items, {
-      includeObject: parseIncludeObject(input.query.get('includeObject') ?? undefined),
+      includeObject: tableIncludeObject(input.query),
       now: new Date(),
       apiVersion: format.apiVersion,
       listMeta,

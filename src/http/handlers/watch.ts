@@ -4,14 +4,16 @@
 // asked for.
 
 import type { KubeObject } from '../../apimachinery/object-meta.js';
-import { notAcceptable } from '../../apimachinery/status-error.js';
-import { buildTable, parseIncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
+import { parseFieldSelector } from '../../apimachinery/field-selector.js';
+import { badRequest, notAcceptable } from '../../apimachinery/status-error.js';
+import { buildTable, type IncludeObject, type TableColumnSource } from '../../apimachinery/table.js';
 import { servedJsonOf } from '../../registry/object-codec.js';
 import { apiVersionOf, type ResourceDefinition } from '../../registry/resource-definition.js';
 import type { WatchQuery } from '../../registry/rest-storage.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { negotiateResponse } from '../negotiation.js';
-import { listQuery } from '../query-options.js';
+import { listQuery, tableIncludeObject } from '../query-options.js';
+import { queryBool, queryInt64 } from '../query-values.js';
 import { lowerSocketHighWaterMark, WatchStream } from '../watch-stream.js';
 
 /**
@@ -38,21 +40,29 @@ function jsonLine(type: string, obj: KubeObject): Buffer {
 }
 
 const MIN_WATCH_MINUTES = 30;
+/** Node's timers fire at once past 2^31 - 1 ms (about 24.8 days): a longer timeoutSeconds is that. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-const flag = (v: string | null): boolean | undefined => (v === null ? undefined : v === 'true' || v === '1');
-
-function watchQuery(query: URLSearchParams): WatchQuery {
+function watchQuery(query: URLSearchParams, name: string): WatchQuery {
   const q: WatchQuery = listQuery(query);
-  q.allowWatchBookmarks = flag(query.get('allowWatchBookmarks'));
-  q.sendInitialEvents = flag(query.get('sendInitialEvents'));
+  q.allowWatchBookmarks = queryBool(query, 'allowWatchBookmarks');
+  // A watch of one object by its path (`…/<name>?watch=true`, `…/watch/<resource>/<name>`) is a
+  // watch with that name's field selector, as in kube; a selector naming another is a 400.
+  if (name) {
+    const fields = parseFieldSelector(q.fieldSelector);
+    if (fields.empty) q.fieldSelector = `metadata.name=${name.replace(/[\\,=]/g, '\\$&')}`;
+    else if (fields.exactValue('metadata.name') !== name) throw badRequest("fieldSelector metadata.name doesn't match requested name");
+  }
   return q;
 }
 
 export async function handleWatch(input: HandlerInput): Promise<void> {
   const format = negotiateResponse(header(input.req, 'accept'), true);
   if (format.kind === 'yaml') throw notAcceptable('only the following media types are accepted for watch: application/json');
-  const query = watchQuery(input.query);
-  const timeoutSeconds = Number(input.query.get('timeoutSeconds') ?? 0);
+  const query = watchQuery(input.query, input.name);
+  // Checked before the watch starts: a bad one is a 400, not a stream ended at once.
+  const includeObject = format.kind === 'table' ? tableIncludeObject(input.query) : 'Metadata';
+  const timeoutSeconds = queryInt64(input.query, 'timeoutSeconds') ?? 0;
   // WatchStream ends it (stop()) with the response, the lifetime or the server.
   const watch = await input.storage.watch(input.ctx, query);
 
@@ -73,9 +83,10 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   }
   if (input.req.raw.httpVersionMajor === 1) res.once('close', lowerSocketHighWaterMark(input.req.raw.socket));
   new WatchStream(res, watch, {
-    encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion) : jsonLine,
+    encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion, includeObject) : jsonLine,
     bookmark: query.allowWatchBookmarks ? bookmarkEncoder(input.definition) : undefined,
-    lifetimeMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : watchLifetimeMs(),
+    // kube: 0 (or none) is the server's random lifetime; a negative one ends the watch at once.
+    lifetimeMs: timeoutSeconds !== 0 ? Math.min(Math.max(timeoutSeconds, 0) * 1000, MAX_TIMER_MS) : watchLifetimeMs(),
     serverClosing: input.serverClosing,
     logger: input.ctx.logger,
   });
@@ -98,9 +109,8 @@ function bookmarkEncoder(def: ResourceDefinition): (resourceVersion: string, ini
 }
 
 /** One-row Tables for `kubectl get -w`: column definitions with the first row only. */
-function tableEncoder(input: HandlerInput, apiVersion: string): (type: string, obj: KubeObject) => string {
+function tableEncoder(input: HandlerInput, apiVersion: string, includeObject: IncludeObject): (type: string, obj: KubeObject) => string {
   const columns = input.definition.table as readonly TableColumnSource<KubeObject>[];
-  const includeObject = parseIncludeObject(input.query.get('includeObject') ?? undefined);
   let columnsSent = false;
   return (type, obj) => {
     const table = buildTable(columns, [obj], {
