@@ -16,12 +16,13 @@
 // go straight to the store and new watches get TooManyRequests (429 with Retry-After): nothing
 // waits on a cache that is not following its store. health() reports the state.
 
-import { StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
+import { HistoryRewound, StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
 import { WatchHub } from './watch-hub.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { CacheContents } from './cache-contents.js';
 import { CachedWatch } from './cached-watch.js';
 import { BridgedWatch, type BridgeTarget } from './bridged-watch.js';
+import { listInPages } from './paged-list.js';
 
 export interface WatchCacheOptions {
   store: RevisionedStore;
@@ -158,7 +159,8 @@ export class WatchCache implements RevisionedStore {
   private async session(attempted: () => void): Promise<unknown> {
     let list: ListResult;
     try {
-      list = await this.store.list(this.prefix);
+      // In pages at one revision, as kube's reflector lists: a store of any size fits.
+      list = await listInPages(this.store, this.prefix);
     } catch (err) {
       this.lastError = messageOf(err);
       attempted();
@@ -244,7 +246,8 @@ export class WatchCache implements RevisionedStore {
     this.upstreamAbort = undefined;
     this.progressPending = false;
     // Clients re-list and re-watch when their watch ends: better than a gap they cannot see.
-    this.hub.closeAll();
+    // After a rewind their resourceVersions belong to a history that is gone: 410, re-list.
+    this.hub.closeAll(err instanceof HistoryRewound ? err : undefined);
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w.resolve(false);
