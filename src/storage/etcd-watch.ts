@@ -81,6 +81,12 @@ export class EtcdWatch implements StoreWatch {
    * resumes after it.
    */
   private last: number;
+  /**
+   * The revision of the last event delivered: a resumed stream's events at or below it are
+   * repeats. Apart from `last` because a progress notification from an etcd that answers early
+   * (see sendProgressRequest) may overtake events already committed; those must still pass.
+   */
+  private lastEvent: number;
   private stream: DuplexStream | undefined;
   private created = false;
   private progressWanted = false;
@@ -103,7 +109,7 @@ export class EtcdWatch implements StoreWatch {
     private readonly startAt?: Promise<number>,
   ) {
     this.range = deps.keys.range(prefix);
-    this.last = afterRevision;
+    this.last = this.lastEvent = afterRevision;
   }
 
   /**
@@ -181,7 +187,7 @@ export class EtcdWatch implements StoreWatch {
     if (this.ended) return;
     let stream: DuplexStream;
     try {
-      if (this.last === 0 && this.startAt) this.last = await this.startAt;
+      if (this.last === 0 && this.startAt) this.last = this.lastEvent = await this.startAt;
       stream = (await this.deps.client.watchClient.watch()) as unknown as DuplexStream;
     } catch (err) {
       this.broken(err);
@@ -224,7 +230,7 @@ export class EtcdWatch implements StoreWatch {
       this.created = true;
       this.attempts = 0;
       this.settleReady();
-      if (this.last === 0) this.last = headerRevision;
+      if (this.last === 0) this.last = this.lastEvent = headerRevision;
       else if (headerRevision < this.last) this.deps.suspectRewind(headerRevision);
       else this.deps.observe(headerRevision);
       this.settledAt = Date.now() + SETTLE_MS;
@@ -251,18 +257,19 @@ export class EtcdWatch implements StoreWatch {
         return;
       }
       if (headerRevision < this.last) return; // a lagging member's view; nothing new
-      this.last = headerRevision;
       this.deps.observe(headerRevision);
       this.push({ type: 'progress', revision: headerRevision });
+      this.advanceResumePoint(headerRevision);
       return;
     }
     // etcd never splits one revision's events over two responses, and a resumed stream starts
-    // at `last` itself: events at or below it were delivered by an earlier stream.
-    const floor = this.last;
+    // at `last` itself: events at or below the last one delivered are repeats.
+    const floor = this.lastEvent;
     for (const e of events) {
       const kv = kvOf(this.deps.keys, e.kv);
       const revision = kv.modRevision;
       if (revision <= floor) continue;
+      if (revision > this.lastEvent) this.lastEvent = revision;
       if (revision > this.last) this.last = revision;
       const prevKv = e.prev_kv ? kvOf(this.deps.keys, e.prev_kv) : undefined;
       if (e.type === 'Delete') {
@@ -272,6 +279,24 @@ export class EtcdWatch implements StoreWatch {
       }
     }
     this.deps.observe(this.last);
+  }
+
+  /**
+   * A progress notification at `revision`: the resume point moves there. An etcd that answers
+   * progress early (before 3.4.25 / 3.5.8) may send it ahead of events it had already queued on
+   * this stream, which follow within moments: there it moves once the stream has carried on for
+   * SETTLE_MS, so a stream broken right after cannot skip those events.
+   */
+  private advanceResumePoint(revision: number): void {
+    if (!this.deps.earlyProgress()) {
+      if (revision > this.last) this.last = revision;
+      return;
+    }
+    const stream = this.stream;
+    const t = setTimeout(() => {
+      if (this.stream === stream && !this.ended && revision > this.last) this.last = revision;
+    }, SETTLE_MS);
+    t.unref?.();
   }
 
   /** Ends the watch with `err` (the store proved etcd's history went backwards). */
