@@ -36,11 +36,17 @@ export interface EtcdMember {
   log(): string;
 }
 
-/** Runs etcdctl (v3 API) against `endpoints`; resolves with its stdout. Bounded to 30 s. */
-export async function etcdctl(endpoints: string, args: string[]): Promise<string> {
-  const bin = process.env.ETCDCTL_BIN ?? 'etcdctl';
-  const { stdout } = await promisify(execFile)(bin, ['--endpoints', endpoints, ...args], { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 30_000, maxBuffer: 256 * 1024 * 1024 });
-  return stdout;
+/** Runs etcdctl (v3 API) against `endpoints`, with `input` on its stdin; resolves with its stdout. Bounded to 30 s. */
+export function etcdctl(endpoints: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.env.ETCDCTL_BIN ?? 'etcdctl',
+      ['--endpoints', endpoints, ...args],
+      { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 30_000, maxBuffer: 256 * 1024 * 1024 },
+      (err, stdout, stderr) => (err ? reject(new Error(`etcdctl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)),
+    );
+    child.stdin?.end(input ?? '');
+  });
 }
 
 export interface EtcdCluster {
