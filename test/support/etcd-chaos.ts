@@ -254,7 +254,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
           continue;
         }
         const at = listed.resourceVersion;
-        const raw = JSON.parse(await etcdctl(etcd.endpoints, ['get', '--prefix', resourceEtcdPrefix, '--rev', at, '-w', 'json'])) as { kvs?: { key: string; mod_revision: number }[] };
+        let raw: { kvs?: { key: string; mod_revision: number }[] };
+        try {
+          raw = JSON.parse(await etcdctl(etcd.endpoints, ['get', '--prefix', resourceEtcdPrefix, '--rev', at, '-w', 'json'])) as typeof raw;
+        } catch (err) {
+          // A cache from the future (etcd restored to an older revision), or etcd away.
+          diverged(`${label}: replica ${i}'s cache at ${at} cannot be compared with etcd: ${String(err).split('\n').at(-1)}`);
+          continue;
+        }
         const want = (raw.kvs ?? []).map((kv) => `${Buffer.from(kv.key, 'base64').toString().slice(resourceEtcdPrefix.length)}@${kv.mod_revision}`).sort();
         const got = listed.items.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort();
         if (JSON.stringify(want) !== JSON.stringify(got)) diverged(`${label}: replica ${i}'s cache at ${at} has [${got.join(' ')}], etcd has [${want.join(' ')}]`);
