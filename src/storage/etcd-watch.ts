@@ -90,6 +90,8 @@ export class EtcdWatch implements StoreWatch {
   private stream: DuplexStream | undefined;
   private created = false;
   private progressWanted = false;
+  /** A progress request was sent and not answered yet (a new stream sends it again). */
+  private progressInFlight = false;
   private progressTimer: NodeJS.Timeout | undefined;
   /** Progress answers are trusted from this time on (see sendProgressRequest). */
   private settledAt = 0;
@@ -168,6 +170,7 @@ export class EtcdWatch implements StoreWatch {
       return;
     }
     this.progressWanted = false;
+    this.progressInFlight = true;
     this.stream.write({ progress_request: {} });
   }
 
@@ -230,6 +233,7 @@ export class EtcdWatch implements StoreWatch {
       this.created = true;
       this.attempts = 0;
       this.settleReady();
+      if (this.progressInFlight) this.progressWanted = true;
       if (this.last === 0) this.last = this.lastEvent = headerRevision;
       else if (headerRevision < this.last) this.deps.suspectRewind(headerRevision);
       else this.deps.observe(headerRevision);
@@ -256,7 +260,13 @@ export class EtcdWatch implements StoreWatch {
         this.sendProgressRequest();
         return;
       }
-      if (headerRevision < this.last) return; // a lagging member's view; nothing new
+      if (headerRevision < this.last) {
+        // A member behind the revision this watch is at (just restarted or unfrozen, still
+        // catching up): not an answer yet. Ask again shortly, so whoever wanted progress gets it.
+        this.retryProgressLater();
+        return;
+      }
+      this.progressInFlight = false;
       this.deps.observe(headerRevision);
       this.push({ type: 'progress', revision: headerRevision });
       this.advanceResumePoint(headerRevision);
@@ -279,6 +289,16 @@ export class EtcdWatch implements StoreWatch {
       }
     }
     this.deps.observe(this.last);
+  }
+
+  private retryProgressLater(): void {
+    if (this.progressTimer) return;
+    this.progressTimer = setTimeout(() => {
+      this.progressTimer = undefined;
+      this.progressWanted = true;
+      this.sendProgressRequest();
+    }, 100);
+    this.progressTimer.unref?.();
   }
 
   /**

@@ -152,6 +152,8 @@ test('an etcd restored from an older snapshot: the cache re-lists and ends its c
     const listed = await cache.list('/rw/', { anyRecent: true });
     assert.deepEqual(listed.kvs.map((kv) => kv.key), ['/rw/a', '/rw/b']);
     assert.ok(cache.health().revision < snapshotRevision + 3, `the cache is not from the future (${cache.health().revision})`);
+    // A client that was not watching at the restore and comes back with its old resourceVersion: 410, not a silent wait.
+    assert.throws(() => cache.watch('/rw/', { afterRevision: snapshotRevision + 3, signal: ac.signal }), (e: unknown) => isStorageError(e, 'Compacted'));
     // And it follows the restored etcd from there.
     await store.optimisticPut('/rw/f', enc('f'), 0);
     await until('the write to reach the cache', async () => (await cache.list('/rw/', { anyRecent: true })).kvs.length === 3);
