@@ -175,7 +175,7 @@ export class EtcdStore implements RevisionedStore {
       prefix,
       after,
       opts.signal,
-      after === 0 ? (this.firstRevision ??= this.currentRevision()) : undefined,
+      after === 0 ? () => this.readFirstRevision() : undefined,
     );
     if (this.closed) {
       w.close();
@@ -186,6 +186,16 @@ export class EtcdStore implements RevisionedStore {
     this.learnVersion();
     w.open();
     return w;
+  }
+
+  /** The first revision read (shared by the watches "from now" made before anything was seen; a failure is asked again). */
+  private readFirstRevision(): Promise<number> {
+    if (this.observed > 0) return Promise.resolve(this.observed);
+    const p = (this.firstRevision ??= this.currentRevision());
+    p.catch(() => {
+      if (this.firstRevision === p) this.firstRevision = undefined;
+    });
+    return p;
   }
 
   /** Asks a member for its version once (Status RPC); the answer gates the early-progress workaround. */

@@ -108,7 +108,7 @@ export class EtcdWatch implements StoreWatch {
     afterRevision: number,
     private readonly signal?: AbortSignal,
     /** For a watch "from now" before the store saw any revision: the revision to start after. */
-    private readonly startAt?: Promise<number>,
+    private readonly startAt?: () => Promise<number>,
   ) {
     this.range = deps.keys.range(prefix);
     this.last = this.lastEvent = afterRevision;
@@ -190,7 +190,7 @@ export class EtcdWatch implements StoreWatch {
     if (this.ended) return;
     let stream: DuplexStream;
     try {
-      if (this.last === 0 && this.startAt) this.last = this.lastEvent = await this.startAt;
+      if (this.last === 0 && this.startAt) this.last = this.lastEvent = await this.startAt();
       stream = (await this.deps.client.watchClient.watch()) as unknown as DuplexStream;
     } catch (err) {
       this.broken(err);
