@@ -45,9 +45,12 @@ export function connectEtcd(opts: EtcdConnectionOptions): Etcd3 {
       'grpc.max_receive_message_length': opts.maxReceiveBytes ?? MAX_RECEIVE_BYTES,
       'grpc.max_send_message_length': MAX_SEND_BYTES,
       // Notice a silently dead member (a partition, a killed VM) on open watch streams too.
+      // Only while calls are open: etcd's default policy (PermitWithoutStream false) answers
+      // pings on an idle connection with GOAWAY "too many pings", which cut the connection
+      // under whatever call came next (a write whose outcome would then be unknown).
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
-      'grpc.keepalive_permit_without_calls': 1,
+      'grpc.keepalive_permit_without_calls': 0,
     },
     dialTimeout: Math.min(timeout, 5000),
     faultHandling: {

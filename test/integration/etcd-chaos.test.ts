@@ -1,5 +1,5 @@
 // The etcd fault checker, short and bounded for CI (test/support/etcd-chaos.ts): two replicas
-// on a 3-member etcd, about 35 s of writes and watches under faults, including one restore to
+// on a 3-member etcd, about 30 s of writes and watches under faults, including one restore to
 // an older snapshot. `npm run chaos` runs it for longer and prints its figures.
 
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ const haveTools = requireEtcd('the fault checker runs a real 3-member etcd') !==
 
 test('under etcd faults, caches equal etcd, watches have no gap or duplicate, no write is lost or wrongly failed', { skip: !haveTools, timeout: 240_000 }, async () => {
   const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 100000);
-  const figures = await runChaos({ durationMs: Number(process.env.CHAOS_CI_MS ?? 35_000), members: 3, seed, faultEveryMs: 3500, restore: true });
+  const figures = await runChaos({ durationMs: Number(process.env.CHAOS_CI_MS ?? 30_000), members: 3, seed, faultEveryMs: 3500, restore: true });
   const faults = Object.values(figures.faults).reduce((a, b) => a + b, 0);
   assert.deepEqual(figures.divergences, [], `seed ${seed}`);
   assert.ok(faults >= 4, `faults were injected (${JSON.stringify(figures.faults)})`);
