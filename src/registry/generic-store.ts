@@ -352,7 +352,13 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       if (!kv) throw notFound(this.gr, name);
       const obj = decodeObject<T>(kv);
       this.checkPreconditions(name, obj, opts);
-      if (obj.metadata.finalizers?.length) return this.markForDeletion(ctx, name, obj, kv);
+      if (obj.metadata.finalizers?.length) {
+        // A Conflict (the object changed meanwhile) starts over from a fresh read with the
+        // caller's preconditions, a bounded number of times, as kube's GuaranteedUpdate loop.
+        const marked = await this.markForDeletion(ctx, name, obj, kv, attempt < MAX_RETRIES);
+        if (marked === 'conflict') continue;
+        return marked;
+      }
       if (ctx.dryRun) return { object: obj, deleted: true };
       stopIfAbandoned(ctx);
       try {
@@ -375,8 +381,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     }
   }
 
-  /** Finalizers pending: set deletionTimestamp once; the object stays until they are removed. */
-  private async markForDeletion(ctx: RequestContext, name: string, obj: T, kv: KeyValue): Promise<DeleteOutput<T>> {
+  /**
+   * Finalizers pending: set deletionTimestamp once; the object stays until they are removed.
+   * 'conflict' when the object changed since it was read and the caller may try again.
+   */
+  private async markForDeletion(ctx: RequestContext, name: string, obj: T, kv: KeyValue, mayRetry: boolean): Promise<DeleteOutput<T> | 'conflict'> {
     if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
     obj.metadata.deletionTimestamp = rfc3339Now(this.now());
     obj.metadata.deletionGracePeriodSeconds = 0;
@@ -388,7 +397,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       setResourceVersion(marked, String(r.revision));
       return { object: marked, deleted: false };
     } catch (err) {
-      if (isStorageError(err, 'Conflict')) return this.delete(ctx, name, {});
+      if (isStorageError(err, 'Conflict') && mayRetry) return 'conflict';
       return translateStorageError(err, this.gr, name);
     }
   }

@@ -22,6 +22,10 @@ export class BridgedWatch implements StoreWatch, EventSink<WatchEvent> {
   private sink: EventSink<WatchEvent> | undefined;
   /** Every event at or below this revision has been delivered. */
   private delivered: number;
+  /** The revision of the last event delivered (its revision may have more events to come). */
+  private partial: number;
+  /** A progress request was sent to complete the revision that reached the window. */
+  private askedForBoundary = false;
   private paused = false;
   /** The replay reached the window while the client was paused: move over on resume(). */
   private moveDue = false;
@@ -35,7 +39,7 @@ export class BridgedWatch implements StoreWatch, EventSink<WatchEvent> {
     after: number,
     private readonly signal: AbortSignal | undefined,
   ) {
-    this.delivered = after;
+    this.delivered = this.partial = after;
     this.current = store.watch(prefix, { afterRevision: after, signal });
   }
 
@@ -48,8 +52,8 @@ export class BridgedWatch implements StoreWatch, EventSink<WatchEvent> {
 
   resume(): void {
     this.paused = false;
-    if (this.moveDue) this.move();
-    else this.current.resume();
+    if (this.moveDue && this.move()) return;
+    this.current.resume();
   }
 
   stop(): void {
@@ -66,7 +70,12 @@ export class BridgedWatch implements StoreWatch, EventSink<WatchEvent> {
     return iterate(this);
   }
 
-  /** An event from the store (before the move) or from the cache (after it). */
+  /**
+   * An event from the store (before the move) or from the cache (after it). The move happens
+   * only between revisions: one revision may carry several events (a multi-key transaction), and
+   * the cache continues strictly after a revision, so a revision is complete when the next one
+   * begins or a progress event covers it.
+   */
   next(e: WatchEvent): boolean {
     const sink = this.sink;
     if (!sink) return false;
@@ -74,18 +83,39 @@ export class BridgedWatch implements StoreWatch, EventSink<WatchEvent> {
       if (e.type === 'progress') this.clientWantsProgress = false;
       return sink.next(e);
     }
-    let more = true;
-    if (e.type !== 'progress' || this.clientWantsProgress) {
-      if (e.type === 'progress') this.clientWantsProgress = false;
-      more = sink.next(e);
+    if (e.type === 'progress') {
+      this.delivered = Math.max(this.delivered, this.partial, e.revision);
+      this.partial = this.delivered;
+      let more = true;
+      if (this.clientWantsProgress) {
+        this.clientWantsProgress = false;
+        more = sink.next(e);
+      }
+      if (!more) this.paused = true;
+      if (this.delivered >= this.target.windowStart()) {
+        if (this.paused) this.moveDue = true;
+        else this.move();
+      }
+      return more && !this.onCache;
     }
-    this.delivered = Math.max(this.delivered, e.revision);
+    if (e.revision > this.partial) {
+      // The revision before this one is complete.
+      this.delivered = Math.max(this.delivered, this.partial);
+      if (this.delivered >= this.target.windowStart()) {
+        // The cache holds this event (or will, live): it delivers it after the move.
+        this.move();
+        if (this.onCache) return false;
+      }
+    }
+    const more = sink.next(e);
+    this.partial = e.revision;
     if (!more) this.paused = true;
-    if (this.delivered >= this.target.windowStart()) {
-      if (this.paused) this.moveDue = true;
-      else this.move();
+    // A quiet prefix may bring no next revision: the store's progress completes this one.
+    if (!this.askedForBoundary && e.revision >= this.target.windowStart()) {
+      this.askedForBoundary = true;
+      this.current.requestProgress();
     }
-    return more && !this.onCache;
+    return more;
   }
 
   end(err?: unknown): void {
@@ -94,21 +124,21 @@ export class BridgedWatch implements StoreWatch, EventSink<WatchEvent> {
     sink?.end(err);
   }
 
-  /** Continues from the cache after the last delivered revision, if it can take the watch now. */
-  private move(): void {
+  /**
+   * Continues from the cache after the last delivered revision, if it can take the watch now;
+   * false when the watch stays on the store (the cache re-initializing, or its window moved on).
+   */
+  private move(): boolean {
     this.moveDue = false;
-    if (this.onCache || !this.sink) return;
+    if (this.onCache || !this.sink) return this.onCache;
     const next = this.target.tryWatch(this.prefix, this.delivered, this.signal);
-    if (!next) {
-      // The cache is re-initializing or its window moved on: stay on the store.
-      this.current.resume();
-      return;
-    }
+    if (!next) return false;
     const old = this.current;
     this.onCache = true;
     this.current = next;
     old.stop();
     next.start(this);
     if (this.clientWantsProgress) next.requestProgress();
+    return true;
   }
 }

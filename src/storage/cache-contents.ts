@@ -47,16 +47,20 @@ export class CacheContents {
     if (e.revision > this.revision) this.revision = e.revision;
   }
 
-  /** Changes under `prefix` with after < revision <= upTo from the window; Compacted when older than it. */
+  /**
+   * Changes under `prefix` with after < revision <= upTo from the window; Compacted when older
+   * than it. A page ends at a revision's end (it may exceed `limit` to): the next page starts
+   * after that revision.
+   */
   history(prefix: string, after: number, upTo: number, limit: number): ChangeEvent[] {
     if (after < this.windowStart) {
       throw new StorageError('Compacted', `required revision ${after} is older than the watch cache window (${this.windowStart})`, undefined, undefined, this.windowStart);
     }
     const out: ChangeEvent[] = [];
     for (const e of this.window) {
-      if (e.revision <= after || e.revision > upTo || !keyOf(e).startsWith(prefix)) continue;
-      out.push(e);
-      if (out.length >= limit) break;
+      if (e.revision <= after || e.revision > upTo) continue;
+      if (out.length >= limit && e.revision !== out[out.length - 1]!.revision) break;
+      if (keyOf(e).startsWith(prefix)) out.push(e);
     }
     return out;
   }

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeRevisionedStore } from './storage-conformance.js';
 import { EtcdStore } from './etcd-store.js';
+import { earlyProgressAnswers } from './etcd-version.js';
 import { isStorageError, type WatchEvent } from './revisioned-store.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../../test/support/etcd-process.js';
 
@@ -29,6 +30,22 @@ if (haveEtcd) {
   });
 
   describe('etcd store on a real etcd', () => {
+    test('the store learns the etcd version that gates the early-progress workaround', async () => {
+      const store = await freshStore();
+      const ac = new AbortController();
+      try {
+        store.watch('/v/', { afterRevision: 0, signal: ac.signal });
+        for (let i = 0; i < 100 && store.etcdVersion() === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+        const v = store.etcdVersion();
+        assert.match(v ?? '', /^3\.\d+\.\d+/);
+        // etcd 3.4.23 (Debian) answers progress early: the workaround is in force there.
+        if (/^3\.4\.(\d+)$/.test(v!) && Number(v!.split('.')[2]) < 25) assert.equal(earlyProgressAnswers(v), true);
+      } finally {
+        ac.abort();
+        await store.close();
+      }
+    });
+
     test('keys live under the prefix in kube\'s layout', async () => {
       const c = await etcd();
       const store = new EtcdStore({ servers: [c.members[0]!.clientUrl], prefix: `/layout-${process.pid}` });

@@ -3,13 +3,20 @@
 // mod revision (0: must not exist) that returns the current value when the compare fails;
 // lists are ranges at one revision, paged by key; watches are etcd watches (etcd-watch.ts).
 // Nothing is cached here: several replicas may write the same etcd, so every answer is etcd's.
+// The store keeps the highest revision etcd has shown it: a watch "from now" starts there (so
+// writes never wait for a watch to be created), and a linearizable answer below it, to a
+// request sent after it was seen, proves etcd's history went backwards (restored from an older
+// snapshot): every watch then ends with HistoryRewound and the caches re-list.
 
 import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
-import { connectEtcd, type EtcdConnectionOptions } from './etcd-client.js';
+import { connectEtcd, transportFailure, type EtcdConnectionOptions } from './etcd-client.js';
 import { toStorageError } from './etcd-errors.js';
 import { EtcdKeySpace } from './etcd-keys.js';
 import { EtcdWatch, kvOf } from './etcd-watch.js';
+import { earlyProgressAnswers, oldestVersion } from './etcd-version.js';
+import { mayHaveBeenApplied, outcomeUnknown, sameBytes } from './etcd-write-outcome.js';
 import {
+  HistoryRewound,
   StorageError,
   type DeleteResult,
   type GetOptions,
@@ -43,18 +50,6 @@ export interface EtcdStoreStats {
   watchesOpened: number;
 }
 
-/** Longest a write waits for a watch being created (an unreachable etcd fails the write anyway). */
-const WATCH_CREATE_WAIT_MS = 2000;
-
-const waitAtMost = (p: Promise<unknown>, ms: number): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    void p.then(() => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
-
 export class EtcdStore implements RevisionedStore {
   readonly client: Etcd3;
   readonly keys: EtcdKeySpace;
@@ -62,8 +57,16 @@ export class EtcdStore implements RevisionedStore {
   /** The compacted revision this replica last observed (its own compactions, etcd's errors, the compact key). */
   private compacted = 0;
   private readonly watches = new Set<EtcdWatch>();
-  /** Watches etcd has not confirmed yet. */
-  private readonly creating = new Set<Promise<void>>();
+  /** The highest revision etcd has shown this store (responses, watch events, progress). */
+  private observed = 0;
+  /** The first revision read, for a watch "from now" before anything was observed. */
+  private firstRevision: Promise<number> | undefined;
+  /** A rewind check is on its way. */
+  private checkingRewind = false;
+  /** The oldest etcd version the members reported (undefined until asked). */
+  private version: string | undefined;
+  private versionAsked = false;
+  private readonly readAttempts: number;
   private closed = false;
   private readonly counters: EtcdStoreStats = { ranges: 0, txns: 0, revisionReads: 0, watchesOpened: 0 };
 
@@ -71,6 +74,17 @@ export class EtcdStore implements RevisionedStore {
     this.client = connectEtcd(opts);
     this.keys = new EtcdKeySpace(opts.root ?? '/registry', opts.prefix ?? '/registry');
     this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
+    this.readAttempts = Math.max(1, opts.servers.length);
+  }
+
+  /** The highest revision etcd has shown this store. */
+  observedRevision(): number {
+    return this.observed;
+  }
+
+  /** The etcd version the early-progress workaround is decided on (undefined: not known yet). */
+  etcdVersion(): string | undefined {
+    return this.version;
   }
 
   stats(): EtcdStoreStats {
@@ -108,11 +122,21 @@ export class EtcdStore implements RevisionedStore {
       throw new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key);
     }
     const k = this.keys.toEtcd(key);
-    const res = await this.txn(key, {
-      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
-      success: [{ request_put: { key: k, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength), prev_kv: true } }],
-      failure: [{ request_range: { key: k } }],
-    });
+    const res = await this.txn(
+      key,
+      {
+        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
+        success: [{ request_put: { key: k, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength), prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      },
+      // The answer was lost: the key holding exactly these bytes, written after the revision
+      // the write expected, is this write (a create's bytes carry its own uid and timestamp).
+      async () => {
+        const { kv } = await this.get(key);
+        return kv && kv.modRevision > expectedModRevision && sameBytes(kv.value, value) ? { revision: kv.modRevision, kv } : undefined;
+      },
+    );
+    if (!('succeeded' in res)) return res;
     if (!res.succeeded) throw this.lostCompare(key, expectedModRevision, res, 'put');
     const revision = Number(res.header.revision);
     const prev = res.responses[0]?.response_put?.prev_kv;
@@ -123,27 +147,38 @@ export class EtcdStore implements RevisionedStore {
   async optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
     const k = this.keys.toEtcd(key);
     // mod_revision 0 would mean "absent": deleting an absent key is KeyNotFound either way.
-    const res = await this.txn(key, {
+    // A delete whose answer was lost cannot be told from someone else's: it is answered as a
+    // Timeout that says it may have been applied.
+    const res = (await this.txn(key, {
       compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
       success: [{ request_delete_range: { key: k, prev_kv: true } }],
       failure: [{ request_range: { key: k } }],
-    });
+    })) as ITxnResponse;
     const deleted = res.responses[0]?.response_delete_range?.prev_kvs?.[0];
     if (!res.succeeded || !deleted) throw this.lostCompare(key, expectedModRevision, res, 'delete');
     return { revision: Number(res.header.revision), prevKv: kvOf(this.keys, deleted) };
   }
 
   watch(prefix: string, opts: WatchOptions): StoreWatch {
+    // "From now" is the highest revision this store has seen: every write issued after watch()
+    // returns commits above it, so the watch sees it without any write waiting for the watch.
+    // Before anything was seen, the first revision read stands in (a write waits for that one
+    // read only, and only then).
+    const after = opts.afterRevision > 0 ? opts.afterRevision : this.observed;
     const w = new EtcdWatch(
       {
         client: this.client,
         keys: this.keys,
         observeCompacted: (rev) => this.observeCompacted(rev),
         released: (watch) => this.watches.delete(watch),
+        observe: (rev) => this.observe(rev),
+        suspectRewind: () => void this.checkRewind(),
+        earlyProgress: () => earlyProgressAnswers(this.version),
       },
       prefix,
-      opts.afterRevision,
+      after,
       opts.signal,
+      after === 0 ? () => this.readFirstRevision() : undefined,
     );
     if (this.closed) {
       w.close();
@@ -151,13 +186,65 @@ export class EtcdStore implements RevisionedStore {
     }
     this.counters.watchesOpened++;
     this.watches.add(w);
+    this.learnVersion();
     w.open();
-    // Writes issued after watch() returned wait until etcd has created the watcher, so this
-    // process's own later writes are never missed by a watch "from now" (as with one process).
-    const ready = w.ready;
-    this.creating.add(ready);
-    void ready.then(() => this.creating.delete(ready));
     return w;
+  }
+
+  /** The first revision read (shared by the watches "from now" made before anything was seen; a failure is asked again). */
+  private readFirstRevision(): Promise<number> {
+    if (this.observed > 0) return Promise.resolve(this.observed);
+    const p = (this.firstRevision ??= this.currentRevision());
+    p.catch(() => {
+      if (this.firstRevision === p) this.firstRevision = undefined;
+    });
+    return p;
+  }
+
+  /** Asks a member for its version once (Status RPC); the answer gates the early-progress workaround. */
+  private learnVersion(): void {
+    if (this.versionAsked) return;
+    this.versionAsked = true;
+    void this.client.maintenance
+      .status()
+      .then((s) => (this.version = oldestVersion(this.version, s.version)))
+      .catch(() => (this.versionAsked = false));
+  }
+
+  /** Notes a revision etcd showed (never lowers the mark; see checkRewind for that). */
+  private observe(revision: number): void {
+    if (revision > this.observed) this.observed = revision;
+  }
+
+  /**
+   * A linearizable answer at `revision` to a request sent when the mark was `floor`: below it,
+   * etcd's history went backwards (a read sent after revision R was seen must see R or later).
+   */
+  private noteAnswer(revision: number, floor: number): void {
+    if (revision < floor) this.rewound(floor, revision);
+    else this.observe(revision);
+  }
+
+  /** A watch saw a current revision below its resume point: a lagging member, or a rewind. */
+  private async checkRewind(): Promise<void> {
+    if (this.checkingRewind || this.closed) return;
+    this.checkingRewind = true;
+    try {
+      await this.currentRevision(); // noteAnswer decides
+    } catch {
+      // etcd away: the next watch re-creation asks again
+    } finally {
+      this.checkingRewind = false;
+    }
+  }
+
+  /** etcd's history went back from `from` to `to`: every watch ends, the caches re-list. */
+  private rewound(from: number, to: number): void {
+    this.observed = to;
+    this.compacted = 0;
+    void this.readCompactionRecord().catch(() => undefined);
+    const err = new HistoryRewound(from, to);
+    for (const w of [...this.watches]) w.abort(err);
   }
 
   /** etcd's current revision: the header of a one-key, count-only range (no values read). */
@@ -197,24 +284,43 @@ export class EtcdStore implements RevisionedStore {
     this.client.close();
   }
 
+  /** A read, retried on the other members after a transport failure (a read sent twice is harmless). */
   private async range(req: IRangeRequest, key: string): Promise<IRangeResponse> {
-    this.assertOpen(key);
-    this.counters.ranges++;
-    try {
-      return await this.client.kv.range(req);
-    } catch (err) {
-      throw await this.readError(err, key);
+    for (let attempt = 1; ; attempt++) {
+      this.assertOpen(key);
+      this.counters.ranges++;
+      const floor = this.observed;
+      try {
+        const res = await this.client.kv.range(req);
+        this.noteAnswer(Number(res.header.revision), floor);
+        return res;
+      } catch (err) {
+        if (transportFailure(err) && attempt < this.readAttempts) continue;
+        throw await this.readError(err, key);
+      }
     }
   }
 
-  private async txn(key: string, req: Parameters<Etcd3['kv']['txn']>[0]): Promise<ITxnResponse> {
+  /**
+   * One transaction, never retried once sent (etcd-write-outcome.ts). A failure that may have
+   * been applied is settled by `settle` (reading the key), else answered as a Timeout.
+   */
+  private async txn(key: string, req: Parameters<Etcd3['kv']['txn']>[0], settle?: () => Promise<ITxnResponse | PutResult | undefined>): Promise<ITxnResponse | PutResult> {
     this.assertOpen(key);
-    if (this.creating.size) await waitAtMost(Promise.all(this.creating), WATCH_CREATE_WAIT_MS);
+    // Only before this store saw any revision: a watch "from now" is reading where now is, and a
+    // write sent before that answer could land below it.
+    if (this.observed === 0 && this.firstRevision) await this.firstRevision.catch(() => undefined);
     this.counters.txns++;
+    const floor = this.observed;
     try {
-      return await this.client.kv.txn(req);
+      const res = await this.client.kv.txn(req);
+      this.noteAnswer(Number(res.header.revision), floor);
+      return res;
     } catch (err) {
-      throw toStorageError(err, { key });
+      if (!mayHaveBeenApplied(err)) throw toStorageError(err, { key });
+      const settled = settle ? await settle().catch(() => undefined) : undefined;
+      if (settled) return settled;
+      throw outcomeUnknown(key, err);
     }
   }
 

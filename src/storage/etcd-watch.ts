@@ -2,14 +2,19 @@
 // notifications), so a progress request answers exactly this watch. Events are pushed to the
 // consumer synchronously; a consumer that pauses makes the queue grow, and past a bound the
 // gRPC stream itself is paused (etcd then holds the events, flow control end to end).
-// A stream that breaks (member restarted, connection lost) is re-created from the revision
-// after the last event delivered, so the consumer sees no gap and no duplicate; only etcd's
-// compaction of that revision (Compacted) or an etcd that stays away (Unavailable) ends it.
+// A stream that breaks (member restarted, connection lost) is re-created from the last fully
+// delivered revision, as etcd's clientv3 watcher does: every event of one revision (a multi-key
+// transaction, a `del --prefix`) comes in one watch response, so the resume point only moves at
+// the end of a response, and a trusted progress notification (requested or etcd's own) moves it
+// to the revision it reports. The consumer sees no gap and no duplicate; only etcd's compaction
+// of that revision (Compacted), an etcd whose history went backwards (HistoryRewound, decided by
+// the store) or an etcd that stays away (Unavailable) ends it.
 
 import type { Etcd3, IWatchResponse, IWatchRequest, IKeyValue } from 'etcd3';
 import { iterate, type EventSink } from './push-stream.js';
 import type { EtcdKeySpace } from './etcd-keys.js';
 import { toStorageError } from './etcd-errors.js';
+import { backoffDelay } from './backoff.js';
 import { StorageError, type KeyValue, type StoreWatch, type WatchEvent } from './revisioned-store.js';
 
 export interface EtcdWatchDeps {
@@ -19,6 +24,19 @@ export interface EtcdWatchDeps {
   observeCompacted(revision: number): void;
   /** The watch ended (for the store's bookkeeping). */
   released(watch: EtcdWatch): void;
+  /** A revision etcd reported on this watch (the store's high-water mark). */
+  observe(revision: number): void;
+  /**
+   * etcd created the watcher at a current revision below the watch's resume point: a lagging
+   * member, or an etcd restored from an older snapshot. The store finds out which (and fails
+   * every watch with HistoryRewound in the second case).
+   */
+  suspectRewind(revision: number): void;
+  /**
+   * Whether etcd may answer a progress request before a new watcher has caught up (etcd issue
+   * 15220, fixed in 3.4.25 and 3.5.8): decided from the version the cluster reports.
+   */
+  earlyProgress(): boolean;
 }
 
 interface DuplexStream {
@@ -38,6 +56,8 @@ const PAUSE_AT = 1000;
 const SETTLE_MS = 300;
 /** Reconnect attempts (with backoff) before the watch gives up with Unavailable; reset on success. */
 const MAX_ATTEMPTS = 12;
+/** Delays between reconnect attempts: short, since etcd's other members usually answer at once. */
+const RECONNECT_BACKOFF = { initialMs: 100, maxMs: 3000 };
 
 export const kvOf = (keys: EtcdKeySpace, kv: IKeyValue): KeyValue => ({
   key: keys.fromEtcd(kv.key),
@@ -55,11 +75,23 @@ export class EtcdWatch implements StoreWatch {
   private ended = false;
   private finished = false;
   private failure: unknown;
-  /** Revision of the last event queued (or the watch's start); a new stream resumes after it. */
+  /**
+   * The last fully delivered revision: every event at or below it has been queued (the end of a
+   * watch response, a trusted progress notification, or the watch's start). A new stream
+   * resumes after it.
+   */
   private last: number;
+  /**
+   * The revision of the last event delivered: a resumed stream's events at or below it are
+   * repeats. Apart from `last` because a progress notification from an etcd that answers early
+   * (see sendProgressRequest) may overtake events already committed; those must still pass.
+   */
+  private lastEvent: number;
   private stream: DuplexStream | undefined;
   private created = false;
   private progressWanted = false;
+  /** A progress request was sent and not answered yet (a new stream sends it again). */
+  private progressInFlight = false;
   private progressTimer: NodeJS.Timeout | undefined;
   /** Progress answers are trusted from this time on (see sendProgressRequest). */
   private settledAt = 0;
@@ -75,9 +107,11 @@ export class EtcdWatch implements StoreWatch {
     prefix: string,
     afterRevision: number,
     private readonly signal?: AbortSignal,
+    /** For a watch "from now" before the store saw any revision: the revision to start after. */
+    private readonly startAt?: () => Promise<number>,
   ) {
     this.range = deps.keys.range(prefix);
-    this.last = afterRevision;
+    this.last = this.lastEvent = afterRevision;
   }
 
   /**
@@ -124,7 +158,7 @@ export class EtcdWatch implements StoreWatch {
    */
   private sendProgressRequest(): void {
     if (!this.progressWanted || !this.created || !this.stream) return;
-    const wait = this.settledAt - Date.now();
+    const wait = this.deps.earlyProgress() ? this.settledAt - Date.now() : 0;
     if (wait > 0) {
       if (!this.progressTimer) {
         this.progressTimer = setTimeout(() => {
@@ -136,6 +170,7 @@ export class EtcdWatch implements StoreWatch {
       return;
     }
     this.progressWanted = false;
+    this.progressInFlight = true;
     this.stream.write({ progress_request: {} });
   }
 
@@ -155,6 +190,7 @@ export class EtcdWatch implements StoreWatch {
     if (this.ended) return;
     let stream: DuplexStream;
     try {
+      if (this.last === 0 && this.startAt) this.last = this.lastEvent = await this.startAt();
       stream = (await this.deps.client.watchClient.watch()) as unknown as DuplexStream;
     } catch (err) {
       this.broken(err);
@@ -192,11 +228,15 @@ export class EtcdWatch implements StoreWatch {
 
   private onResponse(res: IWatchResponse): void {
     if (this.ended) return;
+    const headerRevision = Number(res.header.revision);
     if (res.created) {
       this.created = true;
       this.attempts = 0;
       this.settleReady();
-      if (this.last === 0) this.last = Number(res.header.revision);
+      if (this.progressInFlight) this.progressWanted = true;
+      if (this.last === 0) this.last = this.lastEvent = headerRevision;
+      else if (headerRevision < this.last) this.deps.suspectRewind(headerRevision);
+      else this.deps.observe(headerRevision);
       this.settledAt = Date.now() + SETTLE_MS;
       this.sendProgressRequest();
     }
@@ -211,23 +251,36 @@ export class EtcdWatch implements StoreWatch {
     const events = res.events ?? [];
     if (events.length === 0) {
       // A progress notification (asked for, or etcd's periodic one): every event up to the
-      // header's revision has been sent. It does not move `last`: a resumed stream starts after
-      // the last event actually received.
+      // header's revision has been sent, so a resumed stream may start after it (clientv3 does
+      // the same), and a compaction below it does not force a re-list.
       if (res.created) return;
-      if (Date.now() < this.settledAt) {
+      if (this.deps.earlyProgress() && Date.now() < this.settledAt) {
         // Possibly ahead of the history still being replayed (see sendProgressRequest): ask again later.
         this.progressWanted = true;
         this.sendProgressRequest();
         return;
       }
-      this.push({ type: 'progress', revision: Number(res.header.revision) });
+      if (headerRevision < this.last) {
+        // A member behind the revision this watch is at (just restarted or unfrozen, still
+        // catching up): not an answer yet. Ask again shortly, so whoever wanted progress gets it.
+        this.retryProgressLater();
+        return;
+      }
+      this.progressInFlight = false;
+      this.deps.observe(headerRevision);
+      this.push({ type: 'progress', revision: headerRevision });
+      this.advanceResumePoint(headerRevision);
       return;
     }
+    // etcd never splits one revision's events over two responses, and a resumed stream starts
+    // at `last` itself: events at or below the last one delivered are repeats.
+    const floor = this.lastEvent;
     for (const e of events) {
       const kv = kvOf(this.deps.keys, e.kv);
       const revision = kv.modRevision;
-      if (revision <= this.last) continue; // already delivered before a reconnect
-      this.last = revision;
+      if (revision <= floor) continue;
+      if (revision > this.lastEvent) this.lastEvent = revision;
+      if (revision > this.last) this.last = revision;
       const prevKv = e.prev_kv ? kvOf(this.deps.keys, e.prev_kv) : undefined;
       if (e.type === 'Delete') {
         this.push({ type: 'delete', revision, key: kv.key, prevKv: prevKv ?? { key: kv.key, value: new Uint8Array(), createRevision: 0, modRevision: 0 } });
@@ -235,6 +288,42 @@ export class EtcdWatch implements StoreWatch {
         this.push(prevKv ? { type: 'put', revision, kv, prevKv } : { type: 'put', revision, kv });
       }
     }
+    this.deps.observe(this.last);
+  }
+
+  private retryProgressLater(): void {
+    if (this.progressTimer) return;
+    this.progressTimer = setTimeout(() => {
+      this.progressTimer = undefined;
+      this.progressWanted = true;
+      this.sendProgressRequest();
+    }, 100);
+    this.progressTimer.unref?.();
+  }
+
+  /**
+   * A progress notification at `revision`: the resume point moves there. An etcd that answers
+   * progress early (before 3.4.25 / 3.5.8) may send it ahead of events it had already queued on
+   * this stream, which follow within moments: there it moves once the stream has carried on for
+   * SETTLE_MS, so a stream broken right after cannot skip those events.
+   */
+  private advanceResumePoint(revision: number): void {
+    if (!this.deps.earlyProgress()) {
+      if (revision > this.last) this.last = revision;
+      return;
+    }
+    const stream = this.stream;
+    const t = setTimeout(() => {
+      if (this.stream === stream && !this.ended && revision > this.last) this.last = revision;
+    }, SETTLE_MS);
+    t.unref?.();
+  }
+
+  /** Ends the watch with `err` (the store proved etcd's history went backwards). */
+  abort(err: StorageError): void {
+    if (this.ended) return;
+    this.queue.length = 0;
+    this.fail(err);
   }
 
   private push(e: WatchEvent): void {
@@ -266,7 +355,7 @@ export class EtcdWatch implements StoreWatch {
       const cause = toStorageError(err);
       return this.fail(new StorageError('Unavailable', `etcd watch could not be re-established: ${cause.message}`));
     }
-    const delay = Math.min(100 * 2 ** (this.attempts - 1), 3000);
+    const delay = backoffDelay(this.attempts - 1, RECONNECT_BACKOFF);
     this.retryTimer = setTimeout(() => void this.connect(), delay);
     this.retryTimer.unref?.();
   }

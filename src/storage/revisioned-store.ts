@@ -129,6 +129,20 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * The store's history went backwards (etcd restored from an older snapshot): revisions this
+ * process has seen no longer exist, or will mean other writes. Watches end with it (a 410 for
+ * clients, who then re-list) and caches re-list.
+ */
+export class HistoryRewound extends StorageError {
+  constructor(
+    readonly from: number,
+    readonly to: number,
+  ) {
+    super('Compacted', `the store's revision went back from ${from} to ${to} (restored from an older snapshot?); list again`, undefined, undefined, to);
+  }
+}
+
 export const isStorageError = (e: unknown, code?: StorageErrorCode): e is StorageError =>
   e instanceof StorageError && (code === undefined || e.code === code);
 

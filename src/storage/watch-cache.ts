@@ -16,12 +16,13 @@
 // go straight to the store and new watches get TooManyRequests (429 with Retry-After): nothing
 // waits on a cache that is not following its store. health() reports the state.
 
-import { StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
+import { HistoryRewound, StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
 import { WatchHub } from './watch-hub.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../apimachinery/backoff.js';
 import { CacheContents } from './cache-contents.js';
 import { CachedWatch } from './cached-watch.js';
 import { BridgedWatch, type BridgeTarget } from './bridged-watch.js';
+import { listInPages } from './paged-list.js';
 
 export interface WatchCacheOptions {
   store: RevisionedStore;
@@ -101,6 +102,9 @@ export class WatchCache implements RevisionedStore {
   private waiters: { revision: number; resolve: (caughtUp: boolean) => void }[] = [];
   /** A progress request to the store is on its way (many watchers' requests share it). */
   private progressPending = false;
+  private progressAskedAt = 0;
+  /** The store's history went back from `from` (see HistoryRewound); cleared once the cache passes it. */
+  private rewoundFrom = 0;
 
   private constructor(opts: WatchCacheOptions) {
     this.store = opts.store;
@@ -158,7 +162,8 @@ export class WatchCache implements RevisionedStore {
   private async session(attempted: () => void): Promise<unknown> {
     let list: ListResult;
     try {
-      list = await this.store.list(this.prefix);
+      // In pages at one revision, as kube's reflector lists: a store of any size fits.
+      list = await listInPages(this.store, this.prefix);
     } catch (err) {
       this.lastError = messageOf(err);
       attempted();
@@ -244,7 +249,9 @@ export class WatchCache implements RevisionedStore {
     this.upstreamAbort = undefined;
     this.progressPending = false;
     // Clients re-list and re-watch when their watch ends: better than a gap they cannot see.
-    this.hub.closeAll();
+    // After a rewind their resourceVersions belong to a history that is gone: 410, re-list.
+    if (err instanceof HistoryRewound) this.rewoundFrom = Math.max(this.rewoundFrom, err.from);
+    this.hub.closeAll(err instanceof HistoryRewound ? err : undefined);
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w.resolve(false);
@@ -340,6 +347,14 @@ export class WatchCache implements RevisionedStore {
       throw new StorageError('TooManyRequests', why, undefined, undefined, undefined, retryAfterSeconds(Date.now() - this.since));
     }
     const after = opts.afterRevision > 0 ? opts.afterRevision : this.contents.revision;
+    if (this.rewoundFrom && this.contents.revision >= this.rewoundFrom) this.rewoundFrom = 0;
+    if (this.rewoundFrom && after > this.contents.revision && after <= this.rewoundFrom) {
+      // A resourceVersion from before the store went back (a client that was not watching when
+      // it happened): its history is gone, so 410 and a re-list, never a silent wait for the
+      // new history to pass it. (Also refuses, harmlessly, a version another replica has just
+      // handed out from the new history: that client re-lists once.)
+      throw new StorageError('Compacted', `resourceVersion ${after} is from before the store's history went back to ${this.contents.revision}; list again`, undefined, undefined, this.contents.revision);
+    }
     // Older than the window (e.g. just after a restart or a re-list): the store replays its own
     // history, so a resuming client loses nothing (only history the store compacted away is
     // Compacted: 410), and the watch moves to the fan-out once the replay reaches the window.
@@ -364,10 +379,14 @@ export class WatchCache implements RevisionedStore {
     this.requestUpstreamProgress();
   }
 
-  /** Asks the store for progress; many watchers' requests share one. */
+  /**
+   * Asks the store for progress; many watchers' requests share one. A request unanswered for a
+   * second is sent again (its stream may have broken, or a lagging member answered nothing yet).
+   */
   private requestUpstreamProgress(): void {
-    if (this.progressPending || !this.upstream) return;
+    if (!this.upstream || (this.progressPending && Date.now() - this.progressAskedAt < 1000)) return;
     this.progressPending = true;
+    this.progressAskedAt = Date.now();
     this.upstream.requestProgress();
   }
 

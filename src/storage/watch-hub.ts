@@ -16,7 +16,11 @@ const REPLAY_PAGE = 500;
 
 export type ChangeEvent = Exclude<WatchEvent, { type: 'progress' }>;
 
-/** Reads committed history: events under `prefix` with after < revision <= upTo, oldest first. Throws Compacted when history is gone. */
+/**
+ * Reads committed history: events under `prefix` with after < revision <= upTo, oldest first,
+ * about `limit` of them but always whole revisions (a page never ends inside a revision, since
+ * the next page starts after the last one). Throws Compacted when history is gone.
+ */
 export type HistoryReader = (prefix: string, after: number, upTo: number, limit: number) => ChangeEvent[];
 
 export interface WatchHubOptions {
@@ -257,7 +261,11 @@ export class WatchHub {
     return this.subscribers.size;
   }
 
-  closeAll(): void {
-    for (const s of [...this.subscribers]) s.end();
+  /** Ends every watcher: cleanly, or with `err` (each client then hears it, e.g. a 410). */
+  closeAll(err?: StorageError): void {
+    for (const s of [...this.subscribers]) {
+      if (err) s.fail(err);
+      else s.end();
+    }
   }
 }

@@ -2,8 +2,9 @@
 // cluster of N, each on free loopback ports in a temporary directory, started and stopped by
 // whoever asked for them (never left running). Which etcd: $ETCD_BIN, else `etcd` on PATH.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import http from 'node:http';
 import https from 'node:https';
 import { createServer } from 'node:net';
@@ -24,7 +25,28 @@ export interface EtcdMember {
   kill(): Promise<void>;
   /** Starts a stopped member again on the same ports and data. */
   start(): Promise<void>;
+  /** SIGSTOP (the process freezes, its sockets stay open) and SIGCONT. */
+  pause(): void;
+  unpause(): void;
+  /**
+   * Replaces the (stopped) member's data with a snapshot (`etcdctl snapshot restore`, this
+   * member's name, peers and token): the member then starts with the snapshot's history.
+   */
+  restore(snapshotFile: string): Promise<void>;
   log(): string;
+}
+
+/** Runs etcdctl (v3 API) against `endpoints`, with `input` on its stdin; resolves with its stdout. Bounded to 30 s. */
+export function etcdctl(endpoints: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.env.ETCDCTL_BIN ?? 'etcdctl',
+      ['--endpoints', endpoints, ...args],
+      { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 30_000, maxBuffer: 256 * 1024 * 1024 },
+      (err, stdout, stderr) => (err ? reject(new Error(`etcdctl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)),
+    );
+    child.stdin?.end(input ?? '');
+  });
 }
 
 export interface EtcdCluster {
@@ -137,6 +159,8 @@ function member(bin: string, spec: MemberSpec): EtcdMember {
     if (!c || !m.running()) return;
     const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
     c.kill(sig);
+    // A paused (SIGSTOPped) member handles the signal only once it runs again.
+    if (sig !== 'SIGKILL') c.kill('SIGCONT');
     const force = setTimeout(() => c.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(force);
@@ -181,6 +205,18 @@ function member(bin: string, spec: MemberSpec): EtcdMember {
     },
     stop: () => signal('SIGTERM'),
     kill: () => signal('SIGKILL'),
+    pause: () => void (m.running() && child!.kill('SIGSTOP')),
+    unpause: () => void (m.running() && child!.kill('SIGCONT')),
+    async restore(snapshotFile) {
+      await m.stop();
+      rmSync(spec.dataDir, { recursive: true, force: true });
+      const bin = process.env.ETCDCTL_BIN ?? 'etcdctl';
+      await promisify(execFile)(
+        bin,
+        ['snapshot', 'restore', snapshotFile, '--name', spec.name, '--data-dir', spec.dataDir, '--initial-cluster', spec.initialCluster, '--initial-cluster-token', spec.token, '--initial-advertise-peer-urls', spec.peerUrl],
+        { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 60_000 },
+      );
+    },
   };
   return m;
 }
