@@ -60,6 +60,8 @@ export interface BuildOptions {
   admission?: AdmissionPlugin[];
   /** Wraps each kind's store as the registry sees it (tests: to hold or fail a storage call). */
   wrapStorage?: (store: RevisionedStore) => RevisionedStore;
+  /** Go's IdleTimeout for connections (default 90 s, as kube's; tests shorten it). */
+  idleTimeoutMs?: number;
 }
 
 export interface BuiltServer {
@@ -304,6 +306,7 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
     requestTimeoutMs: config.requestTimeoutMs,
     maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+    idleTimeoutMs: options.idleTimeoutMs,
   });
   // Given serving files and the client CA are followed as they change (generated ones are ours).
   if (config.tlsCertFile || config.clientCAFile) {

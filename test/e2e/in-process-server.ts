@@ -23,6 +23,8 @@ export interface InProcessOptions {
   /** Writes an audit log of every request's metadata to audit.log in the data dir. */
   audit?: boolean;
   requestTimeoutMs?: number;
+  /** Go's IdleTimeout for connections (default 90 s), shortened. */
+  idleTimeoutMs?: number;
   /** More server flags, as the binary takes them. */
   flags?: string[];
 }
@@ -43,7 +45,7 @@ export async function startInProcessServer(opts: InProcessOptions = {}): Promise
     ],
     SERVER_VERSION,
   );
-  const built = await buildServer(config, { logger: pino({ level: 'silent' }), admission: opts.admission, wrapStorage: opts.wrapStorage });
+  const built = await buildServer(config, { logger: pino({ level: 'silent' }), admission: opts.admission, wrapStorage: opts.wrapStorage, idleTimeoutMs: opts.idleTimeoutMs });
   const { port } = await built.server.listen('127.0.0.1', 0);
   const url = new URL(`https://127.0.0.1:${port}`);
   const agent = new https.Agent({ ca: built.caCertPem, keepAlive: true });
