@@ -2,6 +2,7 @@
 // closed (GOAWAY) only once it has had no open stream for the idle timeout; a connection whose
 // only stream is a quiet watch stays open however long the watch is silent. The idle timeout is
 // shortened here (the in-process server's option), so a regression shows in seconds, not minutes.
+// And a watch is not bound by --request-timeout over HTTP/2 either (only its own lifetime).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { startInProcessServer } from './in-process-server.js';
 import type { TestServer } from './harness.js';
 
 const IDLE_MS = 2000;
+const REQUEST_TIMEOUT_MS = 1000;
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 /** Generous bound on a close the server owes us: the idle timeout plus a loaded machine's lag. */
 const CLOSE_BOUND_MS = IDLE_MS + 30_000;
@@ -30,7 +32,7 @@ function get(session: http2.ClientHttp2Session, path: string, token: string): Pr
 describe('HTTP/2 idle close', () => {
   let server: TestServer;
   before(async () => {
-    server = await startInProcessServer({ idleTimeoutMs: IDLE_MS });
+    server = await startInProcessServer({ idleTimeoutMs: IDLE_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS });
   });
   after(async () => {
     await server?.stop();
@@ -64,6 +66,31 @@ describe('HTTP/2 idle close', () => {
       watch.close();
       await Promise.race([closed, sleep(CLOSE_BOUND_MS).then(() => assert.fail(`the idle connection was not closed within ${CLOSE_BOUND_MS} ms`))]);
       assert.ok(goawayAt >= ended + IDLE_MS - 200, `GOAWAY came ${goawayAt - ended} ms after the last stream ended, before the ${IDLE_MS} ms idle timeout`);
+    } finally {
+      session.destroy();
+    }
+  });
+
+  test('an HTTP/2 watch outlives --request-timeout, and a slow request body still gets the 504', async () => {
+    const session = http2.connect(server.url, { ca: server.caCertPem });
+    session.on('error', () => undefined);
+    try {
+      const watch = session.request({ ':path': `${SC}?watch=true`, authorization: `Bearer ${server.token}` }, { endStream: true });
+      watch.on('error', () => undefined);
+      assert.equal(await new Promise<number>((resolve) => watch.once('response', (h) => resolve(Number(h[':status'])))), 200);
+      await sleep(3 * REQUEST_TIMEOUT_MS);
+      assert.equal(watch.closed, false, 'the watch was cut at the request timeout');
+      watch.close();
+
+      // A body that never finishes is still bounded by the request timeout.
+      const post = session.request({ ':method': 'POST', ':path': SC, authorization: `Bearer ${server.token}`, 'content-type': 'application/json' });
+      post.on('error', () => undefined);
+      post.write('{"apiVersion":');
+      const status = await Promise.race([
+        new Promise<number>((resolve) => post.once('response', (h) => resolve(Number(h[':status'])))),
+        sleep(CLOSE_BOUND_MS).then(() => 0),
+      ]);
+      assert.equal(status, 504);
     } finally {
       session.destroy();
     }
