@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command, Option } from 'commander';
 import { serverCommand } from '../src/config/flags.js';
 import { trustAnchorsCommand } from '../src/cli/trust-anchors/command.js';
+import { snapshotCommand } from '../src/cli/snapshot/command.js';
+import { migrateCommand } from '../src/cli/migrate/command.js';
 
 export const FLAGS_DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'flags.md');
 
@@ -16,9 +18,9 @@ export const FLAGS_DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..'
  * Client-side commands built outside the server's Command; each is documented unless the server's
  * Command already has a subcommand of the same (last) name.
  */
-const STANDALONE_COMMANDS: (() => Command)[] = [() => trustAnchorsCommand()];
+const STANDALONE_COMMANDS: (() => Command)[] = [() => trustAnchorsCommand(), () => snapshotCommand(), () => migrateCommand()];
 
-/** Where a server flag's behaviour is explained at length (a flag not listed has no link). */
+/** Where a server flag's behaviour is explained at length (a flag not listed, nor under a prefix below, has no link). */
 const SEE_ALSO: Record<string, string> = {
   '--data-dir': 'operations.md',
   '--storage-backend': 'etcd.md',
@@ -28,10 +30,10 @@ const SEE_ALSO: Record<string, string> = {
   '--etcd-certfile': 'etcd.md',
   '--etcd-keyfile': 'etcd.md',
   '--etcd-compaction-interval': 'etcd.md',
-  '--token-auth-file': 'api-compatibility.md#authentication-and-authorization',
-  '--client-ca-file': 'api-compatibility.md#authentication-and-authorization',
-  '--service-account-key-file': 'api-compatibility.md#authentication-and-authorization',
-  '--authorization-policy-file': 'api-compatibility.md#authentication-and-authorization',
+  '--token-auth-file': 'authentication.md',
+  '--client-ca-file': 'authentication.md',
+  '--api-audiences': 'authentication.md',
+  '--authentication-config': 'authentication.md#structured-configuration---authentication-config',
   '--shutdown-delay-duration': 'operations.md#stopping',
   '--shutdown-timeout': 'operations.md#stopping',
   '--service-cluster-ip-range': 'controllers.md',
@@ -41,15 +43,29 @@ const SEE_ALSO: Record<string, string> = {
   '--max-event-loop-delay': 'operations.md#overload-limits',
   '--request-timeout': 'operations.md#overload-limits',
   '--storage-durability': 'operations.md#running',
-  '--tls-cert-file': 'operations.md#running',
-  '--tls-private-key-file': 'operations.md#running',
   '--log-level': 'operations.md#running',
   '--max-request-body-bytes': 'limits.md',
 };
 
+/** Flag families explained on one page, by name prefix (an exact SEE_ALSO entry wins). */
+const SEE_ALSO_PREFIXES: [prefix: string, page: string][] = [
+  ['--oidc-', 'authentication.md#oidc-with-flags'],
+  ['--authentication-token-webhook-', 'authentication.md#token-webhook'],
+  ['--service-account-', 'authentication.md'],
+  ['--authorization-', 'authorization-and-tls.md'],
+  ['--tls-', 'authorization-and-tls.md#tls'],
+  ['--snapshot-', 'backup-and-restore.md#scheduled-snapshots'],
+];
+
+function seeAlso(flag: string): string | undefined {
+  return SEE_ALSO[flag] ?? SEE_ALSO_PREFIXES.find(([prefix]) => flag.startsWith(prefix))?.[1];
+}
+
 /** The page that explains a subcommand (its flags' link column points there). */
 const COMMAND_PAGES: Record<string, string> = {
   'trust-anchors': 'trust-anchors.md',
+  snapshot: 'backup-and-restore.md',
+  migrate: 'migration.md',
 };
 
 const lastWord = (name: string): string => name.split(' ').pop() ?? name;
@@ -59,25 +75,29 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 function defaultOf(o: Option): string {
   if (o.defaultValueDescription) return o.defaultValueDescription;
   const v: unknown = o.defaultValue;
-  if (v === undefined || v === false || (Array.isArray(v) && v.length === 0)) return '';
+  if (v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0)) return '';
+  // A collected key=value flag starts as an empty map: no default to show.
+  if (v instanceof Map) return v.size ? `\`${[...v].map(([k, x]) => `${String(k)}=${String(x)}`).join(',')}\`` : '';
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return Object.keys(v).length ? `\`${JSON.stringify(v)}\`` : '';
   return `\`${Array.isArray(v) ? v.join(',') : String(v)}\``;
 }
 
 function optionRow(o: Option, page: string | undefined): string {
-  const see = page ?? (o.long ? SEE_ALSO[o.long] : undefined);
+  const see = page ?? (o.long ? seeAlso(o.long) : undefined);
   const description = cell(o.description) + (o.mandatory ? ' (required)' : '');
   return `| \`${cell(o.flags)}\` | ${cell(defaultOf(o))} | ${description} | ${see ? `[${see.split('#')[0]}](${see})` : ''} |`;
 }
 
-function commandSection(cmd: Command, heading: string, root: boolean): string[] {
+/** A command's flags, then its subcommands'; a subcommand's flags link to its command's page. */
+function commandSection(cmd: Command, heading: string, root: boolean, inherited?: string): string[] {
   const help = cmd.createHelp();
-  const page = root ? undefined : COMMAND_PAGES[lastWord(cmd.name())];
+  const page = root ? undefined : (COMMAND_PAGES[lastWord(cmd.name())] ?? inherited);
   const lines = [`## ${heading}`, '', cell(cmd.description()), '', '| flag | default | what | more |', '|---|---|---|---|'];
   for (const o of help.visibleOptions(cmd)) lines.push(optionRow(o, page));
   lines.push('');
   for (const sub of help.visibleCommands(cmd)) {
     if (sub.name() === 'help') continue;
-    lines.push(...commandSection(sub, `${heading} ${lastWord(sub.name())}`, false));
+    lines.push(...commandSection(sub, `${heading} ${lastWord(sub.name())}`, false, page));
   }
   return lines;
 }

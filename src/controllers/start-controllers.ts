@@ -1,4 +1,4 @@
-// Starts the in-process controllers and stops them: what src/main.ts calls. Every replica runs
+// Starts the in-process controllers and stops them: what src/config/build-server.ts calls. Every replica runs
 // them (each is idempotent and writes optimistically; see the controllers' headers).
 
 import type { Logger } from '../apimachinery/request-context.js';

@@ -136,9 +136,16 @@ export function guardConnections(server: Server, o: GuardOptions): void {
     session.once('close', () => clearTimeout(timer));
   });
 
+  /**
+   * Whether the request's body is all in. An HTTP/2 request whose HEADERS frame ended the stream
+   * (a GET, a watch) has none; Node's `complete` stays false for it until someone reads the empty
+   * body, which for a watch nobody does: without this, every HTTP/2 watch was cut at the request timeout.
+   */
+  const bodyComplete = (req: IncomingMessage | Http2ServerRequest): boolean => req.complete || (req.httpVersionMajor !== 1 && (req as Http2ServerRequest).stream.endAfterHeaders);
+
   /** Answers 504 to a request whose body is late, then ends its connection (HTTP/2: its stream). */
   const bodyTooSlow = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
-    if (req.complete) return;
+    if (bodyComplete(req)) return;
     const close = (): void => {
       if (req.httpVersionMajor === 1) (req.socket as Socket).destroy();
       else (req as Http2ServerRequest).stream.close();
@@ -150,7 +157,7 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   };
 
   server.on('request', (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
-    if (o.bodyTimeoutMs > 0 && !req.complete) {
+    if (o.bodyTimeoutMs > 0 && !bodyComplete(req)) {
       // (A bodiless HTTP/1.1 request is not yet complete here either; its 'end' comes at once.)
       const t = setTimeout(() => bodyTooSlow(req, res), o.bodyTimeoutMs);
       t.unref();

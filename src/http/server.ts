@@ -33,8 +33,6 @@ import { EventLoopLag } from './event-loop-lag.js';
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Socket write buffer threshold: above the largest object the server writes. */
 const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
-/** An HTTP/2 connection with no stream for this long is closed (Fastify's default, as for HTTP/1.1 keep-alive). */
-const HTTP2_SESSION_IDLE_MS = 72_000;
 /** How long a stopping server waits for its watches' last bytes to leave. */
 const STREAM_END_GRACE_MS = 5000;
 const HTTP2_MAX_STREAMS = 1000;
@@ -82,6 +80,8 @@ export interface ApiServerOptions {
   requestTimeoutMs?: number;
   /** Where request metrics go (default: nowhere). */
   observer?: RequestObserver;
+  /** Go's IdleTimeout (connection-guard.ts; default 90 s, as kube's); tests shorten it. */
+  idleTimeoutMs?: number;
 }
 
 export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
@@ -142,7 +142,10 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       ...contextOptions(opts.tls),
       ...(opts.tls.clientCAPem ? { requestCert: true, rejectUnauthorized: false } : {}),
     },
-    http2SessionTimeout: HTTP2_SESSION_IDLE_MS,
+    // Off: Fastify's session timeout (72 s by default) counts any silence, so it would send GOAWAY
+    // to a connection whose only stream is a quiet watch. Go's HTTP/2 IdleTimeout counts only
+    // time without an open stream; connection-guard.ts applies that rule alone.
+    http2SessionTimeout: 0,
     logger: false,
     bodyLimit: maxBody,
     // HEAD is routed like any method (see below), not turned into a GET by Fastify.
@@ -271,7 +274,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
-  guardConnections(app.server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS });
+  guardConnections(app.server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs });
   // HTTP/1.1 connections read the server's own limit (Node's default is 16 KiB; no constructor
   // option reaches the HTTP/1.1 side of an HTTP/2 server). The header deadline still applies.
   (app.server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;

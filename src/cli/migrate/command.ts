@@ -33,8 +33,9 @@ interface RawOptions {
   advanceRevision: boolean;
 }
 
-export function parseMigrateArgs(argv: readonly string[], io: MigrateIO = processIO): MigrateOptions {
-  const cmd = new Command('platform-apiserver migrate')
+/** The `migrate` command line (parseMigrateArgs parses with it; scripts/gen-flags-doc.ts documents it). */
+export function migrateCommand(io: MigrateIO = processIO): Command {
+  return new Command('platform-apiserver migrate')
     .description(
       'Copy every object between the embedded SQLite store and etcd, at one revision, verified key by key. ' +
         'To etcd: --data-dir DIR --to-etcd-servers URL[,URL] (the prefix must be empty). ' +
@@ -54,6 +55,10 @@ export function parseMigrateArgs(argv: readonly string[], io: MigrateIO = proces
     .option('--force', 'copy from a data dir a running server holds (a consistent read at one revision; later writes are not copied)', false)
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
+}
+
+export function parseMigrateArgs(argv: readonly string[], io: MigrateIO = processIO): MigrateOptions {
+  const cmd = migrateCommand(io);
   cmd.parse(argv as string[], { from: 'user' });
   const o = cmd.opts<RawOptions>();
   if ((o.toEtcdServers === undefined) === (o.fromEtcdServers === undefined)) throw new UsageError('exactly one of --to-etcd-servers and --from-etcd-servers is required');

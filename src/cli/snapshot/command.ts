@@ -56,7 +56,8 @@ function stallForTests(io: SnapshotIO): ((partial: string) => void) | undefined 
   };
 }
 
-function buildProgram(io: SnapshotIO, done: (code: number) => void): Command {
+/** The `snapshot` command line (runSnapshot parses with it; scripts/gen-flags-doc.ts documents it). */
+export function snapshotCommand(io: SnapshotIO = processIO, done: (code: number) => void = () => undefined): Command {
   const program = new Command('platform-apiserver snapshot')
     .description('Snapshots of the embedded SQLite store: save one while the server runs, check it, restore it into a new data dir')
     .exitOverride()
@@ -134,7 +135,7 @@ function buildProgram(io: SnapshotIO, done: (code: number) => void): Command {
 /** Runs the command; resolves with the process exit code. */
 export async function runSnapshot(argv: readonly string[], io: SnapshotIO = processIO): Promise<number> {
   let code = 0;
-  const program = buildProgram(io, (c) => (code = c));
+  const program = snapshotCommand(io, (c) => (code = c));
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
     return code;
