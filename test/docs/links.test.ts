@@ -10,9 +10,6 @@ import { fileURLToPath } from 'node:url';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Pages the README's index links to that another branch is adding (clients); empty this once it has merged. */
-const PAGES_BEING_ADDED = new Set(['docs/clients.md']);
-
 const markdownFiles = (): string[] => ['README.md', 'bench/README.md', ...readdirSync(join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 function sourceFiles(dir: string): string[] {
@@ -27,7 +24,7 @@ test('every relative link of the README and docs/ resolves', () => {
       const target = m[1]!;
       if (/^[a-z]+:/.test(target)) continue;
       const path = relative(repo, resolve(repo, dirname(file), target));
-      if (!existsSync(join(repo, path)) && !PAGES_BEING_ADDED.has(path)) broken.push(`${file}: ${target}`);
+      if (!existsSync(join(repo, path))) broken.push(`${file}: ${target}`);
     }
   }
   assert.deepEqual(broken, []);
