@@ -29,6 +29,7 @@ import { AuditLog } from './http/audit-log.js';
 import { loadAuditPolicy, METADATA_FOR_ALL } from './auth/audit/audit-policy.js';
 import { createApiServer } from './http/server.js';
 import { GenericStore, keyPrefixOf } from './registry/generic-store.js';
+import { decodeShared } from './registry/object-codec.js';
 import type { ResourceDefinition } from './registry/resource-definition.js';
 import { WatchCache } from './storage/watch-cache.js';
 import type { Logger } from 'pino';
@@ -110,6 +111,8 @@ function startCaches(config: ServerConfig, storage: RevisionedStore, logger: Log
         name: definition.plural,
         // etcd's current revision is a quorum read, as costly as the get: gets go to etcd (kube).
         consistentGets: config.storage.kind === 'etcd' ? 'store' : 'cache',
+        // Lists selected by labels are served from a label index, built on first use (the shared decode).
+        labelsOf: (kv) => decodeShared<KubeObject>(kv).metadata.labels,
         onError: (err) => logger.warn({ err, resource: definition.plural }, 'watch cache lost the store; re-initializing'),
         onRecovered: () => logger.info({ resource: definition.plural }, 'watch cache re-initialized'),
       }),

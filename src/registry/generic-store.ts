@@ -164,6 +164,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           startAfter: startAfter || undefined,
           // resourceVersion=0: the cache's state as it is, no consistent-read round trip (kube).
           anyRecent: !snapshot && query.resourceVersion === '0',
+          // A cache with a label index returns only the keys these requirements allow.
+          labels: selectors.labelHint.length ? selectors.labelHint : undefined,
         });
       } catch (err) {
         return translateStorageError(err, this.gr, '', snapshot === revision && exactRevision !== undefined ? exactRevision : snapshot);
