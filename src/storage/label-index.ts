@@ -75,21 +75,30 @@ export class LabelIndex {
    */
   page(prefix: string, reqs: readonly LabelEquality[], startAfter: string | undefined, limit: number): IndexedPage {
     // The requirement with the fewest keys drives the walk; the others are checked per key.
-    let best: SortedKeys[] | undefined;
+    let best: SortedKeys[] = [];
     let bestSize = Infinity;
+    let driver: LabelEquality | undefined;
     for (const r of reqs) {
       const values = this.byLabel.get(r.key);
-      const sets = r.values.map((v) => values?.get(v)).filter((s): s is SortedKeys => s !== undefined);
-      const size = sets.reduce((n, s) => n + s.size, 0);
-      if (size < bestSize) [best, bestSize] = [sets, size];
+      const sets: SortedKeys[] = [];
+      let size = 0;
+      for (const v of r.values) {
+        const set = values?.get(v);
+        if (set) {
+          sets.push(set);
+          size += set.size;
+        }
+      }
+      if (size < bestSize) {
+        best = sets;
+        bestSize = size;
+        driver = r;
+      }
     }
-    const sources = [...(best ?? []), this.unreadable].filter((s) => s.size > 0);
+    const others = reqs.filter((r) => r !== driver);
+    const sources = this.unreadable.size ? [...best, this.unreadable] : best;
     // One cursor per set; the values of one label are disjoint sets, merged in store order.
-    const cursors = sources.map((s) => {
-      let i = s.lowerBound(prefix);
-      if (startAfter !== undefined) i = Math.max(i, s.upperBound(startAfter));
-      return i;
-    });
+    const cursors = sources.map((s) => (startAfter === undefined ? s.lowerBound(prefix) : Math.max(s.lowerBound(prefix), s.upperBound(startAfter))));
     const keys: string[] = [];
     for (;;) {
       let next: string | undefined;
@@ -97,11 +106,14 @@ export class LabelIndex {
       for (let j = 0; j < sources.length; j++) {
         const k = sources[j]!.at(cursors[j]!);
         if (k === undefined || !k.startsWith(prefix)) continue;
-        if (next === undefined || compareUtf8(k, next) < 0) [next, from] = [k, j];
+        if (next === undefined || compareUtf8(k, next) < 0) {
+          next = k;
+          from = j;
+        }
       }
       if (next === undefined) return { keys, more: false };
       cursors[from]!++;
-      if (!this.satisfies(next, reqs)) continue;
+      if (others.length && !this.satisfies(next, others)) continue;
       if (keys.length >= limit) return { keys, more: true };
       keys.push(next);
     }
