@@ -153,12 +153,16 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     let lastKey = '';
     let more = false;
     let snapshot = revision;
+    // `metadata.name=x` selects at most one object (kube reads only its key): only keys starting
+    // with it are read, not the whole collection; the selector still decides which match.
+    const name = selectors.fields.exactValue('metadata.name');
+    const readPrefix = name === undefined ? this.prefix : this.prefix + name;
     for (let startAfter = after ? this.prefix + after : ''; ; ) {
       // Each page is a read and a decode of up to a page of objects: not for a request abandoned.
       stopIfAbandoned(ctx);
       let page;
       try {
-        page = await this.storage.list(this.prefix, {
+        page = await this.storage.list(readPrefix, {
           revision: snapshot || undefined,
           limit: limit ? Math.max(limit, 100) : 0,
           startAfter: startAfter || undefined,

@@ -115,3 +115,45 @@ test('a page of a label-selected list stays at its revision while the index chan
     await store.close();
   }
 });
+
+test('a list selected by metadata.name reads only that key, and equals brute force (names that prefix others too)', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.dictionary(fc.constantFrom('a', 'ab', 'abc', 'b', 'ba', 'a-1'), labelsArb, { maxKeys: 6 }),
+      fc.constantFrom('a', 'ab', 'b', 'zz', 'a-1', ''),
+      fc.constantFrom('', 'a=x', 'b in (x,y)'),
+      fc.integer({ min: 0, max: 2 }),
+      async (initial, name, labelSelector, limit) => {
+        const store = new MemoryStore();
+        const cache = await WatchCache.start({ store, prefix, labelsOf: (kv) => decodeShared<KubeObject>(kv).metadata.labels });
+        const reader = new GenericStore<ServiceCIDR>({ definition: serviceCIDRs, strategy: serviceCIDRs.strategy, subresource: '', storage: cache, admission: [] });
+        try {
+          for (const [n, labels] of Object.entries(initial)) await store.optimisticPut(prefix + n, encodeObject(objectOf(n, labels)), 0);
+          const read: string[] = [];
+          const list = cache.list.bind(cache);
+          cache.list = (p, o) => {
+            read.push(p);
+            return list(p, o);
+          };
+          const s = parseLabelSelector(labelSelector);
+          const expected = Object.entries(initial)
+            .filter(([n, labels]) => n === name && s.matches(labels))
+            .map(([n]) => n);
+          const names: string[] = [];
+          let token: string | undefined;
+          do {
+            const page = await reader.list(ctx, { fieldSelector: `metadata.name=${name}`, labelSelector, limit, continue: token });
+            names.push(...page.items.map((o) => o.metadata.name!));
+            token = page.continue;
+          } while (token);
+          assert.deepEqual(names, expected);
+          assert.deepEqual([...new Set(read)], [prefix + name], 'only keys starting with the name are read');
+        } finally {
+          await cache.close();
+          await store.close();
+        }
+      },
+    ),
+    { numRuns: 60 },
+  );
+});
