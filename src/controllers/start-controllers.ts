@@ -35,11 +35,10 @@ export async function startControllers(o: ControllersOptions): Promise<RunningCo
   const clock = o.clock ?? realClock;
   const running: { stop(): Promise<void> }[] = [];
   let initialized = Promise.resolve();
-  if (o.enabled.has('service-cidr-controller')) {
-    const c = new ServiceCIDRStatusController({ ...o.serviceCIDRs, clock, logger: o.logger.child({ controller: 'service-cidr-controller' }), deletion: o.deletion, resyncMs: 10 * 60_000 });
-    await c.start();
-    running.push(c);
-  }
+  // Only the default ServiceCIDR holds readiness (kube's poststarthook), and its informer reads one
+  // key: it starts first and is the one waited for. The status controller and the expiry reporter
+  // list every object of their kind (thousands at a restart) and sync beside the serving server,
+  // as kube-controller-manager's controllers do, instead of before the ready line.
   if (o.enabled.has('kubernetes-service-cidr-controller')) {
     const c = new DefaultServiceCIDRController({
       ...o.serviceCIDRs,
@@ -53,9 +52,14 @@ export async function startControllers(o: ControllersOptions): Promise<RunningCo
     running.push(c);
     initialized = c.initialized;
   }
+  if (o.enabled.has('service-cidr-controller')) {
+    const c = new ServiceCIDRStatusController({ ...o.serviceCIDRs, clock, logger: o.logger.child({ controller: 'service-cidr-controller' }), deletion: o.deletion, resyncMs: 10 * 60_000 });
+    void c.start();
+    running.push(c);
+  }
   if (o.trustBundleExpiry) {
     const r = new TrustBundleExpiryReporter({ ...o.trustBundleExpiry, clock, logger: o.logger.child({ controller: 'trust-bundle-expiry' }) });
-    await r.start();
+    void r.start();
     running.push(r);
   }
   return {
