@@ -84,7 +84,8 @@ export class LabelIndex {
       let size = 0;
       for (const v of r.values) {
         const set = values?.get(v);
-        if (set) {
+        // A value named twice (`in (x,x)`) is one set: walked twice it would list its keys twice.
+        if (set && !sets.includes(set)) {
           sets.push(set);
           size += set.size;
         }

@@ -22,7 +22,7 @@ const ctx = internalContext({ username: 'test', groups: ['system:masters'] }, si
 type Labels = Record<string, string>;
 const labelsArb: fc.Arbitrary<Labels> = fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.constantFrom('x', 'y', 'z'), { maxKeys: 3 });
 const nameArb = fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/);
-const requirementArb = fc.constantFrom('a=x', 'a==y', 'b=z', 'b in (x,y)', 'c in (z)', 'a in (x,y,z)', 'c notin (x)', 'a!=y', 'b', '!c', 'c=q', 'd in (x)');
+const requirementArb = fc.constantFrom('a=x', 'a==y', 'b=z', 'b in (x,y)', 'c in (z)', 'a in (x,y,z)', 'c notin (x)', 'a!=y', 'b', '!c', 'c=q', 'd in (x)', 'b in (y,y,z)');
 const selectorArb = fc.uniqueArray(requirementArb, { minLength: 1, maxLength: 3, selector: (r) => r.split(/[ =!]/)[0]! + (r.includes('!') ? '!' : '') }).map((rs) => rs.join(','));
 const changeArb = fc.record({ name: nameArb, labels: fc.option(labelsArb, { nil: undefined }) });
 
