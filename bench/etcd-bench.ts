@@ -55,6 +55,28 @@ async function etcdCalls(clientUrl: string): Promise<Record<string, number>> {
   return out;
 }
 
+const WRITES = ['Txn', 'Put', 'DeleteRange'];
+const sum = (calls: Record<string, number>, methods?: string[]): number => Object.entries(calls).reduce((n, [m, v]) => (methods && !methods.includes(m) ? n : n + v), 0);
+
+/**
+ * Waits until etcd has handled no write for `quietMs` (at most `maxMs`): the creates above leave
+ * the controllers settling thousands of objects (a status write each, with its reads), and a
+ * count taken meanwhile is theirs, not the reads'. Returns the writes seen while waiting.
+ */
+async function waitForQuiet(clientUrl: string, quietMs = 2000, maxMs = 120_000): Promise<{ waitedMs: number; writes: number; quiet: boolean }> {
+  const start = Date.now();
+  const first = sum(await etcdCalls(clientUrl), WRITES);
+  let last = first;
+  let lastChange = Date.now();
+  while (Date.now() - start < maxMs) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = sum(await etcdCalls(clientUrl), WRITES);
+    if (now !== last) [last, lastChange] = [now, Date.now()];
+    else if (Date.now() - lastChange >= quietMs) return { waitedMs: Date.now() - start, writes: last - first, quiet: true };
+  }
+  return { waitedMs: Date.now() - start, writes: last - first, quiet: false };
+}
+
 export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
   const etcd = await startEtcdCluster();
   const clientUrl = etcd.members[0]!.clientUrl;
@@ -77,18 +99,6 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
       const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: deps.durationMs, headers, method: 'POST', path: SC, body: createBody });
       deps.row(`etcd create ${String(c).padStart(2)} conn`, ours, raw, 'raw put', c === 50 ? 0.6 : undefined);
     }
-    for (const c of CONNECTIONS) {
-      const raw = await rawRate(c, deps.durationMs, () => client.kv.range({ key: Buffer.from('/bench/networking.platform.io/servicecidrs/etcd-bench-get') }));
-      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: deps.durationMs, headers, method: 'GET', path: `${SC}/etcd-bench-get` });
-      deps.row(`etcd get    ${String(c).padStart(2)} conn`, ours, raw, 'raw range 1 key', undefined);
-    }
-    for (const c of CONNECTIONS) {
-      const raw = await rawRate(c, deps.durationMs, () => client.kv.range({ key: Buffer.from('/raw/list/'), range_end: Buffer.from('/raw/list0'), limit: 100 }));
-      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: deps.durationMs, headers, method: 'GET', path: `${SC}?limit=100` });
-      deps.row(`etcd list100 ${String(c).padStart(2)} conn`, ours, raw, 'raw range 100', undefined);
-    }
-
-    // etcd requests per API read, as etcd counts them.
     const N = 200;
     const perRead = async (path: string): Promise<string> => {
       const before = await etcdCalls(clientUrl);
@@ -101,9 +111,35 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
         .map(([m, v]) => `${m} ${v.toFixed(2)}`);
       return delta.length ? delta.join(', ') : 'none';
     };
+    // The count of a get taken at once after the creates: it holds whatever the controllers are
+    // still writing for them (the status of each new ServiceCIDR), as the figures before did.
+    const unsettled = await perRead(`${SC}/etcd-bench-get`);
+    for (const c of CONNECTIONS) {
+      const raw = await rawRate(c, deps.durationMs, () => client.kv.range({ key: Buffer.from('/bench/networking.platform.io/servicecidrs/etcd-bench-get') }));
+      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: deps.durationMs, headers, method: 'GET', path: `${SC}/etcd-bench-get` });
+      deps.row(`etcd get    ${String(c).padStart(2)} conn`, ours, raw, 'raw range 1 key', undefined);
+    }
+    for (const c of CONNECTIONS) {
+      const raw = await rawRate(c, deps.durationMs, () => client.kv.range({ key: Buffer.from('/raw/list/'), range_end: Buffer.from('/raw/list0'), limit: 100 }));
+      const ours = await runLoad({ url: server.url, ca: server.ca, connections: c, durationMs: deps.durationMs, headers, method: 'GET', path: `${SC}?limit=100` });
+      deps.row(`etcd list100 ${String(c).padStart(2)} conn`, ours, raw, 'raw range 100', undefined);
+    }
+
+    // etcd requests per API read, as etcd counts them, once the controllers have settled the
+    // creates (counted before that, the reads' figures held the status writes and their reads).
+    const settled = await waitForQuiet(clientUrl);
+    // What etcd handles with no API request at all (the server's health probe: a range every 3 s).
+    const idleBefore = await etcdCalls(clientUrl);
+    const idleStart = Date.now();
+    await new Promise((r) => setTimeout(r, 3000));
+    const idlePerSecond = ((sum(await etcdCalls(clientUrl)) - sum(idleBefore)) * 1000) / (Date.now() - idleStart);
     console.log('');
-    console.log(`etcd requests per API read (${N} sequential reads, counted by etcd):`);
+    console.log(
+      `etcd requests per API read (${N} sequential reads, counted by etcd, after ${(settled.waitedMs / 1000).toFixed(1)} s waiting for the controllers to settle the creates: ` +
+        `${settled.writes} writes meanwhile${settled.quiet ? '' : ', NOT quiet after 120 s: the counts include background writes'}; background when idle ${idlePerSecond.toFixed(2)} requests/s):`,
+    );
     console.log(`  get by name                          ${await perRead(`${SC}/etcd-bench-get`)}   (kube: one range)`);
+    console.log(`  get by name, counted at once after the creates (controllers settling): ${unsettled}`);
     console.log(`  get by name, resourceVersion=0       ${await perRead(`${SC}/etcd-bench-get?resourceVersion=0`)}`);
     console.log(`  list (consistent, from the cache)    ${await perRead(`${SC}?limit=100`)}   (target: one revision read)`);
     console.log(`  list resourceVersion=0               ${await perRead(`${SC}?limit=100&resourceVersion=0`)}   (target: none)`);

@@ -18,6 +18,8 @@ import { scidr } from './crud-bench.js';
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 3);
 const OBJECTS = Number(process.env.BENCH_STARTUP_OBJECTS ?? 10_000);
 const TARGET_MS = 1000;
+/** BENCH_STARTUP_CPU_PROF=<dir>: the restarts on the full store write CPU profiles there (node --cpu-prof), to see what scales with the objects. */
+const CPU_PROF_DIR = process.env.BENCH_STARTUP_CPU_PROF;
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const CTB = '/apis/certificates.platform.io/v1beta1/clustertrustbundles';
 
@@ -48,9 +50,9 @@ async function waitReadyz(url: string, ca: string, deadline: number): Promise<vo
 }
 
 /** Spawns the server as `npm start` does (default log level, its log discarded) and times it to ready. */
-async function timedStart(dataDir: string): Promise<Timed> {
+async function timedStart(dataDir: string, nodeArgs: string[] = []): Promise<Timed> {
   const started = performance.now();
-  const child = spawn(process.execPath, [SERVER_MAIN, '--data-dir', dataDir, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN, '--data-dir', dataDir, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const m = await waitForLine(child, READY_LINE, 60_000);
     const readyLineMs = performance.now() - started;
@@ -108,10 +110,10 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** Starts `runs` times on the data dir, stopping each; prints the median and the spread. Returns the last start, still running. */
-async function report(label: string, dataDir: string, runs: number, children: ChildProcess[]): Promise<Timed> {
+async function report(label: string, dataDir: string, runs: number, children: ChildProcess[], nodeArgs: string[] = []): Promise<Timed> {
   const times: Timed[] = [];
   for (let i = 0; i < runs; i++) {
-    const t = await timedStart(dataDir);
+    const t = await timedStart(dataDir, nodeArgs);
     children.push(t.server.child);
     times.push(t);
     if (i < runs - 1) await stop(t.server.child);
@@ -150,7 +152,7 @@ export async function benchStartup(opts: { children: ChildProcess[] }): Promise<
     await stop(empty.server.child);
     console.log(`  (filled ${OBJECTS} objects, ${half} ServiceCIDRs and ${OBJECTS - half} ClusterTrustBundles, through the server in ${((Date.now() - filling) / 1000).toFixed(1)} s)`);
 
-    const full = await report(`restart, ${OBJECTS} objects`, dataDir, RUNS, opts.children);
+    const full = await report(`restart, ${OBJECTS} objects`, dataDir, RUNS, opts.children, CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : []);
     const rss = rssBytes(full.server.child.pid!);
     await stop(full.server.child);
     const db = new Database(join(dataDir, 'state.db'), { readonly: true, fileMustExist: true });

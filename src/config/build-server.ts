@@ -27,6 +27,7 @@ import { buildHealthChecks } from '../lifecycle/health-checks.js';
 import type { MetricsResource } from '../metrics/request-metrics.js';
 import { createServerMetrics } from '../metrics/server-metrics.js';
 import { storageResourceLabel } from '../metrics/storage-metrics.js';
+import { decodeShared } from '../registry/object-codec.js';
 import { GenericStore, keyPrefixOf } from '../registry/generic-store.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { allResources } from '../resources/all.js';
@@ -119,6 +120,8 @@ async function startCaches(config: ServerConfig, storage: RevisionedStore, logge
         name: definition.plural,
         // etcd's current revision is a quorum read, as costly as the get: gets go to etcd (kube).
         consistentGets: config.storage.kind === 'etcd' ? 'store' : 'cache',
+        // Lists selected by labels are served from a label index, built on first use (the shared decode).
+        labelsOf: (kv) => decodeShared<KubeObject>(kv).metadata.labels,
         onError: (err) => logger.warn({ err, resource: definition.plural }, 'watch cache lost the store; re-initializing'),
         onRecovered: () => logger.info({ resource: definition.plural }, 'watch cache re-initialized'),
       }),

@@ -35,11 +35,12 @@ export async function startControllers(o: ControllersOptions): Promise<RunningCo
   const clock = o.clock ?? realClock;
   const running: { stop(): Promise<void> }[] = [];
   let initialized = Promise.resolve();
-  if (o.enabled.has('service-cidr-controller')) {
-    const c = new ServiceCIDRStatusController({ ...o.serviceCIDRs, clock, logger: o.logger.child({ controller: 'service-cidr-controller' }), deletion: o.deletion, resyncMs: 10 * 60_000 });
-    await c.start();
-    running.push(c);
-  }
+  let stopped = false;
+  // Only the default ServiceCIDR holds readiness (kube's poststarthook), and its informer reads one
+  // key: it starts first and alone. The status controller and the expiry reporter list every
+  // object of their kind (thousands at a restart: their decode and handlers were a third of a
+  // restart's CPU) and start once it has synced, beside the serving server, as
+  // kube-controller-manager's controllers sync beside kube-apiserver.
   if (o.enabled.has('kubernetes-service-cidr-controller')) {
     const c = new DefaultServiceCIDRController({
       ...o.serviceCIDRs,
@@ -53,14 +54,24 @@ export async function startControllers(o: ControllersOptions): Promise<RunningCo
     running.push(c);
     initialized = c.initialized;
   }
-  if (o.trustBundleExpiry) {
-    const r = new TrustBundleExpiryReporter({ ...o.trustBundleExpiry, clock, logger: o.logger.child({ controller: 'trust-bundle-expiry' }) });
-    await r.start();
-    running.push(r);
-  }
+  const startTheOthers = (): void => {
+    if (stopped) return;
+    if (o.enabled.has('service-cidr-controller')) {
+      const c = new ServiceCIDRStatusController({ ...o.serviceCIDRs, clock, logger: o.logger.child({ controller: 'service-cidr-controller' }), deletion: o.deletion, resyncMs: 10 * 60_000 });
+      void c.start();
+      running.push(c);
+    }
+    if (o.trustBundleExpiry) {
+      const r = new TrustBundleExpiryReporter({ ...o.trustBundleExpiry, clock, logger: o.logger.child({ controller: 'trust-bundle-expiry' }) });
+      void r.start();
+      running.push(r);
+    }
+  };
+  void initialized.then(() => setImmediate(startTheOthers));
   return {
     initialized,
     stop: async () => {
+      stopped = true;
       await Promise.all(running.map((c) => c.stop()));
     },
   };

@@ -154,12 +154,16 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     let more = false;
     let remaining: number | undefined;
     let snapshot = revision;
+    // `metadata.name=x` selects at most one object (kube reads only its key): only keys starting
+    // with it are read, not the whole collection; the selector still decides which match.
+    const name = selectors.fields.exactValue('metadata.name');
+    const readPrefix = name === undefined ? this.prefix : this.prefix + name;
     for (let startAfter = after ? this.prefix + after : ''; ; ) {
       // Each page is a read and a decode of up to a page of objects: not for a request abandoned.
       stopIfAbandoned(ctx);
       let page;
       try {
-        page = await this.storage.list(this.prefix, {
+        page = await this.storage.list(readPrefix, {
           revision: snapshot || undefined,
           limit: limit ? Math.max(limit, 100) : 0,
           startAfter: startAfter || undefined,
@@ -168,6 +172,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           // kube sets remainingItemCount only for a list without selectors (a count of the
           // keys left says nothing of how many of them would match one).
           countRemaining: limit > 0 && selectors.everything,
+          // A cache with a label index returns only the keys these requirements allow.
+          labels: selectors.labelHint.length ? selectors.labelHint : undefined,
         });
       } catch (err) {
         return translateStorageError(err, this.gr, '', snapshot === revision && exactRevision !== undefined ? exactRevision : snapshot);

@@ -5,6 +5,7 @@
 import { FieldPath, fieldErrors, type FieldError } from '../apimachinery/field-error.js';
 import { parseFieldSelector, type FieldSelector } from '../apimachinery/field-selector.js';
 import { parseLabelSelector, type LabelSelector } from '../apimachinery/label-selector.js';
+import type { LabelEquality } from '../storage/revisioned-store.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { badRequest, invalid } from '../apimachinery/status-error.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -40,6 +41,8 @@ export interface Selectors {
   everything: boolean;
   /** The selectors as given: equal text, equal results (results are shared by it). */
   text: string;
+  /** The label requirements a store's label index can narrow a list by (`=`, `==`, `in`); empty when none. */
+  labelHint: LabelEquality[];
 }
 
 /** Parsed selectors by kind and text: a thousand watches with one selector share one (parsed selectors are never mutated). */
@@ -58,7 +61,8 @@ export function parseSelectors<T extends KubeObject>(def: ResourceDefinition<T>,
   for (const r of fields.requirements) {
     if (!supported.includes(r.field)) throw badRequest(def.unknownFieldLabelMessage(r.field));
   }
-  const parsed: Selectors = { labels, fields, everything: labels.empty && fields.empty, text };
+  const labelHint = labels.requirements.filter((r) => r.operator === '=' || r.operator === '==' || r.operator === 'in').map((r) => ({ key: r.key, values: r.values }));
+  const parsed: Selectors = { labels, fields, everything: labels.empty && fields.empty, text, labelHint };
   // Oldest first out: a bounded cache, however many distinct selectors clients send.
   if (parsedSelectors.size >= PARSED_SELECTORS_KEPT) parsedSelectors.delete(parsedSelectors.keys().next().value!);
   parsedSelectors.set(key, parsed);

@@ -1,10 +1,12 @@
 // What a watch cache holds in memory: the current value of every key under its prefix (with the
 // keys kept in store order as they change, sorted-keys.ts, so a page costs O(log n + limit)) and a bounded window of recent changes for watches that resume from a
 // past revision. Rebuilt whole from a fresh list each time the cache (re)syncs with its store.
+// With a way to read labels, lists narrowed by labels are served from a label index (label-index.ts).
 
 import { StorageError, type KeyValue, type ListOptions, type ListResult } from './revisioned-store.js';
 import type { ChangeEvent } from './watch-hub.js';
 import { SortedKeys } from './sorted-keys.js';
+import { LabelIndex, type LabelsOf } from './label-index.js';
 
 const keyOf = (e: ChangeEvent): string => (e.type === 'put' ? e.kv.key : e.key);
 
@@ -19,7 +21,13 @@ export class CacheContents {
   /** The revision of the last change under the prefix (at a (re)list: the revision listed). */
   lastChange = 0;
 
-  constructor(private readonly windowSize: number) {}
+  /** Built at the first list narrowed by labels, then kept up to date; dropped at a re-list. */
+  private labelIndex: LabelIndex | undefined;
+
+  constructor(
+    private readonly windowSize: number,
+    private readonly labelsOf?: LabelsOf,
+  ) {}
 
   /** The current value of one key, if the cache holds it. */
   get(key: string): KeyValue | undefined {
@@ -30,6 +38,7 @@ export class CacheContents {
   replace(list: ListResult): void {
     this.items = new Map(list.kvs.map((kv) => [kv.key, kv]));
     this.sorted.reset(this.items.keys());
+    this.labelIndex = undefined;
     this.window.length = 0;
     this.revision = list.revision;
     this.lastChange = list.revision;
@@ -40,7 +49,11 @@ export class CacheContents {
     if (e.type === 'put') {
       if (!this.items.has(e.kv.key)) this.sorted.add(e.kv.key);
       this.items.set(e.kv.key, e.kv);
-    } else if (this.items.delete(e.key)) this.sorted.delete(e.key);
+      this.labelIndex?.put(e.kv);
+    } else if (this.items.delete(e.key)) {
+      this.sorted.delete(e.key);
+      this.labelIndex?.delete(e.key);
+    }
     this.lastChange = e.revision;
     this.window.push(e);
     if (this.window.length > this.windowSize) this.windowStart = this.window.shift()!.revision;
@@ -73,6 +86,7 @@ export class CacheContents {
 
   /** A page of the current keys under `prefix`, reported as read at `revision`. */
   list(prefix: string, opts: ListOptions, revision: number): ListResult {
+    if (opts.labels?.length && this.labelsOf) return this.listByLabels(prefix, opts, revision);
     const keys = this.sorted;
     const kvs: KeyValue[] = [];
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
@@ -91,6 +105,22 @@ export class CacheContents {
     // Keys under the prefix are contiguous: those past the page are the range's end less `i`.
     const remaining = more ? keys.lowerBound(prefix) + keys.countPrefix(prefix) - i : 0;
     return { kvs, more, revision, remaining };
+  }
+
+  /** A page of the keys whose labels satisfy `opts.labels` (the caller verifies its whole selector). */
+  private listByLabels(prefix: string, opts: ListOptions, revision: number): ListResult {
+    let index = this.labelIndex;
+    if (!index) {
+      index = this.labelIndex = new LabelIndex(this.labelsOf!);
+      index.fill(this.inOrder());
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const page = index.page(prefix, opts.labels!, opts.startAfter, limit);
+    return { kvs: page.keys.map((k) => this.items.get(k)!), more: page.more, revision };
+  }
+
+  private *inOrder(): Iterable<KeyValue> {
+    for (let i = 0, key = this.sorted.at(0); key !== undefined; key = this.sorted.at(++i)) yield this.items.get(key)!;
   }
 
   count(prefix: string): number {

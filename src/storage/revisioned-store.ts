@@ -45,6 +45,20 @@ export interface ListOptions {
    * revision: what etcd's range count gives and kube's `remainingItemCount` is made from.
    */
   countRemaining?: boolean;
+
+  /**
+   * A narrowing hint from a label selector's equality and `in` requirements: only keys whose
+   * object has label `key` with one of `values`, for every entry, need be returned. A cache with
+   * a label index (label-index.ts) answers from it; stores ignore it. Callers still match every
+   * item against their full selector; `limit` and `more` then count the keys returned.
+   */
+  labels?: readonly LabelEquality[];
+}
+
+/** One label requirement a store may narrow a list by: label `key` is one of `values`. */
+export interface LabelEquality {
+  readonly key: string;
+  readonly values: readonly string[];
 }
 
 export interface ListResult {

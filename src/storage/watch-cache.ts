@@ -20,6 +20,7 @@ import { HistoryRewound, StorageError, type DeleteResult, type GetOptions, type 
 import { WatchHub } from './watch-hub.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../apimachinery/backoff.js';
 import { CacheContents } from './cache-contents.js';
+import type { LabelsOf } from './label-index.js';
 import { CachedWatch } from './cached-watch.js';
 import { BridgedWatch, type BridgeTarget } from './bridged-watch.js';
 import { listInPages } from './paged-list.js';
@@ -39,6 +40,11 @@ export interface WatchCacheOptions {
    * get itself, and the cache often trails it by a watch event). Default 'cache'.
    */
   consistentGets?: 'cache' | 'store';
+  /**
+   * An object's labels from its stored value: lists narrowed by labels (ListOptions.labels) are
+   * then served from a label index (label-index.ts). Without it they scan the prefix.
+   */
+  labelsOf?: LabelsOf;
   /** How long a list waits for the cache to catch up before reading the store instead. */
   freshnessTimeoutMs?: number;
   /** Delays between re-initialization attempts (default 100 ms doubling to 30 s, with jitter). */
@@ -115,7 +121,7 @@ export class WatchCache implements RevisionedStore {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.onError = opts.onError ?? (() => {});
     this.onRecovered = opts.onRecovered ?? (() => {});
-    const contents = (this.contents = new CacheContents(opts.windowSize ?? 10_000));
+    const contents = (this.contents = new CacheContents(opts.windowSize ?? 10_000, opts.labelsOf));
     this.hub = new WatchHub({ revision: () => contents.revision, history: (prefix, after, upTo, limit) => contents.history(prefix, after, upTo, limit) });
   }
 
