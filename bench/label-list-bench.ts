@@ -12,8 +12,8 @@ import { GenericStore, keyPrefixOf } from '../src/registry/generic-store.js';
 import { decodeShared, encodeObject } from '../src/registry/object-codec.js';
 import { serviceCIDRs } from '../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../src/resources/servicecidrs/types.js';
-import { MemoryStore } from '../src/storage/memory-store.js';
-import { WatchCache } from '../src/storage/watch-cache.js';
+import { MemoryStore } from '../src/storage/sqlite/memory-store.js';
+import { WatchCache } from '../src/storage/cache/watch-cache.js';
 
 export interface LabelListBenchResult {
   objects: number;

@@ -11,8 +11,8 @@ import { internalContext, silentLogger } from '../src/apimachinery/request-conte
 import { GenericStore, keyPrefixOf } from '../src/registry/generic-store.js';
 import { serviceCIDRs } from '../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../src/resources/servicecidrs/types.js';
-import { openSqliteStore } from '../src/storage/sqlite-store.js';
-import { WatchCache } from '../src/storage/watch-cache.js';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { WatchCache } from '../src/storage/cache/watch-cache.js';
 
 export interface ListBenchResult {
   objects: number;

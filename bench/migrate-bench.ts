@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { migrateFromEtcd } from '../src/cli/migrate/from-etcd.js';
 import { migrateToEtcd } from '../src/cli/migrate/to-etcd.js';
-import { createSqliteImport } from '../src/storage/sqlite-import.js';
+import { createSqliteImport } from '../src/storage/sqlite/sqlite-import.js';
 import { startEtcdCluster } from '../test/support/etcd-process.js';
 
 export interface MigrateBenchResult {

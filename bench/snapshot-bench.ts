@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { fetchBody, SERVER_MAIN, startApiServer, stop, type Started } from './bench-server.js';
 import { scidr } from './crud-bench.js';
 import { runLoad, type LoadResult } from './http-load.js';
-import { openSqliteStore } from '../src/storage/sqlite-store.js';
-import { saveSnapshot } from '../src/storage/snapshot-save.js';
-import { restoreSnapshot } from '../src/storage/snapshot-restore.js';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { saveSnapshot } from '../src/storage/sqlite/snapshot-save.js';
+import { restoreSnapshot } from '../src/storage/sqlite/snapshot-restore.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SC = '/apis/networking.platform.io/v1/servicecidrs';

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore, type SqliteStoreOptions } from '../src/storage/sqlite-store.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../src/storage/sqlite/sqlite-store.js';
 import { rawSqliteInsertRate, rawSqliteRangeRead } from './storage-baseline.js';
 
 const ROW_BYTES = 2048;

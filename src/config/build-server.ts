@@ -35,14 +35,14 @@ import { earliestExpiry } from '../resources/clustertrustbundles/expiry.js';
 import { clusterTrustBundles } from '../resources/clustertrustbundles/index.js';
 import { serviceCIDRs } from '../resources/servicecidrs/index.js';
 import { startCompactor, type Compactor } from '../storage/compactor.js';
-import type { EtcdHealth } from '../storage/etcd-health.js';
-import { MemoryStore } from '../storage/memory-store.js';
+import type { EtcdHealth } from '../storage/etcd/etcd-health.js';
+import { MemoryStore } from '../storage/sqlite/memory-store.js';
 import { timedStore, watchedStore } from '../storage/observed-store.js';
 import type { RevisionedStore } from '../storage/revisioned-store.js';
-import { startSnapshotSchedule, type SnapshotObserver, type SnapshotSchedule } from '../storage/snapshot-schedule.js';
-import { openSqliteStore } from '../storage/sqlite-store.js';
+import { startSnapshotSchedule, type SnapshotObserver, type SnapshotSchedule } from '../storage/sqlite/snapshot-schedule.js';
+import { openSqliteStore } from '../storage/sqlite/sqlite-store.js';
 import type { StorageObserver } from '../storage/storage-observer.js';
-import { WatchCache } from '../storage/watch-cache.js';
+import { WatchCache } from '../storage/cache/watch-cache.js';
 import { KUBERNETES_VERSION } from '../version.js';
 import { ensureAdminToken } from './admin-token.js';
 import { buildExternalAuthenticators } from './authn-wiring.js';
@@ -95,9 +95,9 @@ async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
   const s = config.storage;
   if (s.kind === 'etcd') {
     const [{ EtcdStore }, { startEtcdCompactor }, { monitorEtcdHealth }] = await Promise.all([
-      import('../storage/etcd-store.js'),
-      import('../storage/etcd-compactor.js'),
-      import('../storage/etcd-health.js'),
+      import('../storage/etcd/etcd-store.js'),
+      import('../storage/etcd/etcd-compactor.js'),
+      import('../storage/etcd/etcd-health.js'),
     ]);
     const backend = new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
     return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: monitorEtcdHealth(backend) };

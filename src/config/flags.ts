@@ -9,8 +9,8 @@ import { addAuthenticationFlags, authenticationFlagsConfig, type AuthenticationF
 import { AUTHORIZATION_MODES, resolveAuthorization, type AuthorizationConfig } from './authorization-options.js';
 import { resolveTls, type TlsOptions } from './tls-options.js';
 import { COMMANDS } from '../cli/dispatch.js';
-import { SQLITE_FILE_NAME } from '../storage/snapshot-format.js';
-import { checkCronExpression } from '../storage/snapshot-schedule.js';
+import { SQLITE_FILE_NAME } from '../storage/sqlite/snapshot-format.js';
+import { checkCronExpression } from '../storage/sqlite/snapshot-schedule.js';
 
 /** k3s's default for --etcd-snapshot-schedule-cron: at minute 0 past every 12th hour. */
 export const DEFAULT_SNAPSHOT_CRON = '0 */12 * * *';

@@ -8,7 +8,7 @@ import { GenericStore } from '../registry/generic-store.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { clusterTrustBundles } from '../resources/clustertrustbundles/index.js';
 import { earliestExpiry } from '../resources/clustertrustbundles/expiry.js';
-import { MemoryStore } from '../storage/memory-store.js';
+import { MemoryStore } from '../storage/sqlite/memory-store.js';
 import { makeCACert } from '../../test/fixtures/certs.js';
 import { eventually } from '../../test/support/controller-fixtures.js';
 import { FakeClock } from './fake-clock.js';

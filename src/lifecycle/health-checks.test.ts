@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { healthResponse } from '../http/health.js';
-import { openSqliteStore } from '../storage/sqlite-store.js';
+import { openSqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { buildHealthChecks } from './health-checks.js';
 
 test('a full disk fails /readyz (etcd-readiness) and not /livez; lagging caches and a stop fail /readyz', async () => {

@@ -3,7 +3,7 @@
 // schedule's period), and the last snapshot's size, revision and save duration.
 
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { SnapshotObserver } from '../storage/snapshot-schedule.js';
+import type { SnapshotObserver } from '../storage/sqlite/snapshot-schedule.js';
 
 export class SnapshotMetrics implements SnapshotObserver {
   private readonly saves: Counter;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryStore } from './memory-store.js';
+import { MemoryStore } from './sqlite/memory-store.js';
 import { startCompactor } from './compactor.js';
 
 test('each tick compacts to the revision of the tick before', async (t) => {

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryStore } from './memory-store.js';
+import { MemoryStore } from './sqlite/memory-store.js';
 import { timedStore, watchedStore } from './observed-store.js';
 import { isStorageError } from './revisioned-store.js';
 import { noopStorageObserver, type StorageObserver } from './storage-observer.js';

@@ -1,7 +1,7 @@
 // The storage contract: etcd's contract for Kubernetes (etcd client/v3/kubernetes/interface.go),
 // bytes in and bytes out. One global, strictly increasing revision per store; an object's
 // resourceVersion is its modRevision as a decimal string. Every backend (memory, sqlite, etcd)
-// passes the same conformance suite (storage-conformance.ts).
+// passes the same conformance suite (test/support/storage/storage-conformance.ts).
 
 import type { PushStream } from './push-stream.js';
 

@@ -6,8 +6,8 @@
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EtcdStore } from '../../src/storage/etcd-store.js';
-import { WatchCache } from '../../src/storage/watch-cache.js';
+import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
+import { WatchCache } from '../../src/storage/cache/watch-cache.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 
 const haveEtcd = requireEtcd('the large-store test lists a real etcd') !== undefined;

@@ -6,7 +6,7 @@
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EtcdStore } from '../../src/storage/etcd-store.js';
+import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
 import { isStorageError } from '../../src/storage/revisioned-store.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 import { startTcpProxy, type TcpProxy, type Trap } from '../support/tcp-proxy.js';

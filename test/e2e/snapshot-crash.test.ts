@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore } from '../../src/storage/sqlite-store.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { runCli, spawnCli } from '../support/run-cli.js';
 
 const PREFIX = '/registry/networking.platform.io/servicecidrs/';

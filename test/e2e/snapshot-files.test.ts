@@ -10,7 +10,7 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteStore } from '../../src/storage/sqlite-store.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { runCli, type CliResult } from '../support/run-cli.js';
 
 const SC_PREFIX = '/registry/networking.platform.io/servicecidrs/';

@@ -1,5 +1,5 @@
 // The watch cache losing its store, seen through real HTTPS: a server composed in-process (as
-// src/main.ts composes it) over a store that fails on demand (src/storage/fault-injecting-store.ts),
+// src/main.ts composes it) over a store that fails on demand (test/support/storage/fault-injecting-store.ts),
 // since a real server on SQLite has no network stream to lose. During the outage a watch ends
 // cleanly, lists and gets answer promptly from the store, a new watch gets 429 with Retry-After,
 // /readyz names the cache; afterwards the server serves and watches again by itself.
@@ -19,9 +19,9 @@ import { ensureServingCertificates } from '../../src/config/certificates.js';
 import { createApiServer, type ApiServer } from '../../src/http/server.js';
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { allResources } from '../../src/resources/all.js';
-import { FaultInjectingStore } from '../../src/storage/fault-injecting-store.js';
-import { MemoryStore } from '../../src/storage/memory-store.js';
-import { WatchCache } from '../../src/storage/watch-cache.js';
+import { FaultInjectingStore } from '../support/storage/fault-injecting-store.js';
+import { MemoryStore } from '../../src/storage/sqlite/memory-store.js';
+import { WatchCache } from '../../src/storage/cache/watch-cache.js';
 import { buildHealthChecks } from '../../src/lifecycle/health-checks.js';
 import { httpRequest, type HttpResult } from './harness.js';
 import { KUBERNETES_VERSION } from '../../src/version.js';

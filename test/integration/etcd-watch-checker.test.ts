@@ -10,8 +10,8 @@ import { internalContext, silentLogger } from '../../src/apimachinery/request-co
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
-import { EtcdStore } from '../../src/storage/etcd-store.js';
-import { WatchCache } from '../../src/storage/watch-cache.js';
+import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
+import { WatchCache } from '../../src/storage/cache/watch-cache.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 import { expectedEvents, rng, WATCHER_SPECS, randomWrite, replayHistory, watchSession, type Seen } from '../support/watch-history.js';
 

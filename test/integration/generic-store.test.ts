@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { internalContext, silentLogger, type RequestContext } from '../../src/apimachinery/request-context.js';
 import { isStatusError } from '../../src/apimachinery/status-error.js';
 import { GenericStore } from '../../src/registry/generic-store.js';
-import { MemoryStore } from '../../src/storage/memory-store.js';
+import { MemoryStore } from '../../src/storage/sqlite/memory-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 

@@ -12,7 +12,7 @@ import type { RequestObservation as ObservedRequest, RequestKind, RequestObserve
 import { createApiServer, type ApiServer } from '../../src/http/server.js';
 import { GenericStore } from '../../src/registry/generic-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
-import { MemoryStore } from '../../src/storage/memory-store.js';
+import { MemoryStore } from '../../src/storage/sqlite/memory-store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

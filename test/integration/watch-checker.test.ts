@@ -13,9 +13,9 @@ import { internalContext, silentLogger } from '../../src/apimachinery/request-co
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
-import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite-store.js';
-import { WatchCache } from '../../src/storage/watch-cache.js';
-import { FaultInjectingStore } from '../../src/storage/fault-injecting-store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { WatchCache } from '../../src/storage/cache/watch-cache.js';
+import { FaultInjectingStore } from '../support/storage/fault-injecting-store.js';
 import { expectedEvents, rng, WATCHER_SPECS, randomWrite, replayHistory, watchSession, type Seen } from '../support/watch-history.js';
 
 const ctx = () => internalContext({ username: 'admin', groups: ['system:masters'] }, silentLogger);

@@ -8,7 +8,7 @@ import { resourceExpired } from '../../src/apimachinery/status-error.js';
 import { GenericStore } from '../../src/registry/generic-store.js';
 import type { RestStorage } from '../../src/registry/rest-storage.js';
 import type { ResourceDefinition } from '../../src/registry/resource-definition.js';
-import { MemoryStore } from '../../src/storage/memory-store.js';
+import { MemoryStore } from '../../src/storage/sqlite/memory-store.js';
 import { FakeClock, settle } from '../../src/controllers/fake-clock.js';
 import type { ServiceCIDRObject } from '../../src/controllers/service-cidr-api.js';
 

@@ -9,7 +9,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireLockFile, type LockFile } from '../../storage/lock-file.js';
+import { acquireLockFile, type LockFile } from '../../storage/sqlite/lock-file.js';
 import { isStorageError } from '../../storage/revisioned-store.js';
 import { MigrationError, errorText } from './migration-error.js';
 

@@ -5,9 +5,9 @@
 // etcd's reason on one line.
 
 import type { Etcd3, IKeyValue } from 'etcd3';
-import { connectEtcd, type EtcdConnectionOptions } from '../../storage/etcd-client.js';
-import { toStorageError } from '../../storage/etcd-errors.js';
-import { EtcdKeySpace, prefixEnd } from '../../storage/etcd-keys.js';
+import { connectEtcd, type EtcdConnectionOptions } from '../../storage/etcd/etcd-client.js';
+import { toStorageError } from '../../storage/etcd/etcd-errors.js';
+import { EtcdKeySpace, prefixEnd } from '../../storage/etcd/etcd-keys.js';
 import { MigrationError, oneLine } from './migration-error.js';
 
 /** Where the server keeps every object (the store-side root that --etcd-prefix replaces). */

@@ -8,9 +8,9 @@
 
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createSqliteImport, type SqliteImport } from '../../storage/sqlite-import.js';
-import { openSqliteExport, type SqliteExport } from '../../storage/sqlite-export.js';
-import type { LockFile } from '../../storage/lock-file.js';
+import { createSqliteImport, type SqliteImport } from '../../storage/sqlite/sqlite-import.js';
+import { openSqliteExport, type SqliteExport } from '../../storage/sqlite/sqlite-export.js';
+import type { LockFile } from '../../storage/sqlite/lock-file.js';
 import { checkEmptyTarget, databasePath, lockTarget } from './data-dir.js';
 import { EtcdPrefix, type EtcdEndpoint } from './etcd-range.js';
 import { MigrationError, errorText } from './migration-error.js';

@@ -10,7 +10,7 @@
 // what the migration wrote is removed again, and the message says what (if anything) is left.
 
 import { resolve } from 'node:path';
-import { openSqliteExport, NotOurStoreError, type ExportedKey, type SqliteExport } from '../../storage/sqlite-export.js';
+import { openSqliteExport, NotOurStoreError, type ExportedKey, type SqliteExport } from '../../storage/sqlite/sqlite-export.js';
 import { databasePath, lockSource } from './data-dir.js';
 import { EtcdPrefix, PAGE_SIZE, type EtcdEndpoint } from './etcd-range.js';
 import { advanceRevision, GuardedWriter, PADDING_KEY, removeWritten, type WriterLimits } from './etcd-writer.js';

@@ -1,16 +1,16 @@
 // `platform-apiserver snapshot save|status|restore|ls|delete|prune`: snapshots of the embedded
 // SQLite store, as `etcdctl snapshot save`, `etcdutl snapshot status|restore` and
 // `k3s etcd-snapshot ls|delete|prune` do for etcd. Every failure is one line on stderr and a
-// non-zero exit (1; 2 for a usage mistake); the work itself is in src/storage/snapshot-*.ts.
+// non-zero exit (1; 2 for a usage mistake); the work itself is in src/storage/sqlite/snapshot-*.ts.
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { listSnapshots, pruneSnapshots } from '../../storage/snapshot-files.js';
-import { SnapshotError, SQLITE_FILE_NAME } from '../../storage/snapshot-format.js';
-import { DEFAULT_BUMP_REVISION, restoreSnapshot } from '../../storage/snapshot-restore.js';
-import { removeStalePartials, saveSnapshot, yieldToServer } from '../../storage/snapshot-save.js';
-import { inspectSnapshot } from '../../storage/snapshot-status.js';
+import { listSnapshots, pruneSnapshots } from '../../storage/sqlite/snapshot-files.js';
+import { SnapshotError, SQLITE_FILE_NAME } from '../../storage/sqlite/snapshot-format.js';
+import { DEFAULT_BUMP_REVISION, restoreSnapshot } from '../../storage/sqlite/snapshot-restore.js';
+import { removeStalePartials, saveSnapshot, yieldToServer } from '../../storage/sqlite/snapshot-save.js';
+import { inspectSnapshot } from '../../storage/sqlite/snapshot-status.js';
 import { humanSize, renderList, renderStatus, type OutputFormat } from './render.js';
 
 export interface SnapshotIO {

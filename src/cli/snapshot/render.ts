@@ -1,8 +1,8 @@
 // How `snapshot status` and `snapshot ls` print: aligned columns (as kubectl and etcdutl's
 // table), or JSON for scripts (`-o json`, as `etcdutl snapshot status -w json`).
 
-import type { ListedSnapshot } from '../../storage/snapshot-files.js';
-import type { SnapshotStatus } from '../../storage/snapshot-status.js';
+import type { ListedSnapshot } from '../../storage/sqlite/snapshot-files.js';
+import type { SnapshotStatus } from '../../storage/sqlite/snapshot-status.js';
 
 export type OutputFormat = 'table' | 'json';
 

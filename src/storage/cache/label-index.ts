@@ -9,7 +9,7 @@
 // same stored value) and then kept up to date with each change: a server whose clients never
 // select by label pays nothing for it, at start-up or per write.
 
-import type { KeyValue, LabelEquality } from './revisioned-store.js';
+import type { KeyValue, LabelEquality } from '../revisioned-store.js';
 import { compareUtf8, SortedKeys } from './sorted-keys.js';
 
 /** An object's labels from its stored bytes (the registry's shared decode); may throw for bytes it cannot decode. */

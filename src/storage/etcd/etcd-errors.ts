@@ -3,7 +3,7 @@
 // etcd3 client turns some into its own classes and leaves the rest as generic gRPC errors, so
 // the message text is what we match, as etcd's own Go client does (rpctypes.ErrorDesc).
 
-import { StorageError } from './revisioned-store.js';
+import { StorageError } from '../revisioned-store.js';
 
 export interface ErrorContext {
   key?: string;

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeRevisionedStore } from './storage-conformance.js';
+import { describeRevisionedStore } from '../../../test/support/storage/storage-conformance.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
-import { isStorageError } from './revisioned-store.js';
+import { isStorageError } from '../revisioned-store.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);

@@ -4,7 +4,7 @@
 // events held back in transit. For tests of what sits above a store (the watch cache); nothing in
 // the server uses it.
 
-import { iterate, type EventSink } from './push-stream.js';
+import { iterate, type EventSink } from '../../../src/storage/push-stream.js';
 import {
   StorageError,
   type DeleteResult,
@@ -18,7 +18,7 @@ import {
   type StoreWatch,
   type WatchEvent,
   type WatchOptions,
-} from './revisioned-store.js';
+} from '../../../src/storage/revisioned-store.js';
 
 /** How often each operation reached this store (failed ones included). */
 export interface FaultCounters {

@@ -2,7 +2,7 @@
 // A lock left by a process that no longer exists is taken over.
 
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { StorageError } from './revisioned-store.js';
+import { StorageError } from '../revisioned-store.js';
 
 export interface LockFile {
   release(): void;

@@ -3,7 +3,7 @@
 // --etcd-prefix, so the default layout is exactly kube's and another prefix moves the whole
 // tree (several installations on one etcd). The mapping is a bijection on keys under the root.
 
-import { StorageError } from './revisioned-store.js';
+import { StorageError } from '../revisioned-store.js';
 
 export class EtcdKeySpace {
   /**

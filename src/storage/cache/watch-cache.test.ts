@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeRevisionedStore } from './storage-conformance.js';
-import { MemoryStore } from './memory-store.js';
+import { describeRevisionedStore } from '../../../test/support/storage/storage-conformance.js';
+import { MemoryStore } from '../sqlite/memory-store.js';
 import { WatchCache } from './watch-cache.js';
-import { isStorageError, type WatchEvent } from './revisioned-store.js';
+import { isStorageError, type WatchEvent } from '../revisioned-store.js';
 
 // The cache is a drop-in RevisionedStore: the same conformance suite, with the cache over the
 // whole key space so every case goes through it.

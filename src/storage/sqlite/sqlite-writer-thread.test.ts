@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
-import { isStorageError, type WatchEvent } from './revisioned-store.js';
+import { isStorageError, type WatchEvent } from '../revisioned-store.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 

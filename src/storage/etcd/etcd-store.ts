@@ -28,7 +28,7 @@ import {
   type RevisionedStore,
   type StoreWatch,
   type WatchOptions,
-} from './revisioned-store.js';
+} from '../revisioned-store.js';
 
 /** The key replicas compare-and-swap to take turns compacting (kube-apiserver's name for it). */
 export const COMPACT_KEY = 'compact_rev_key';

@@ -16,9 +16,9 @@
 // go straight to the store and new watches get TooManyRequests (429 with Retry-After): nothing
 // waits on a cache that is not following its store. health() reports the state.
 
-import { HistoryRewound, StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
-import { WatchHub } from './watch-hub.js';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../apimachinery/backoff.js';
+import { HistoryRewound, StorageError, type DeleteResult, type GetOptions, type GetResult, type ListOptions, type ListResult, type PutResult, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from '../revisioned-store.js';
+import { WatchHub } from '../watch-hub.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../../apimachinery/backoff.js';
 import { CacheContents } from './cache-contents.js';
 import type { LabelsOf } from './label-index.js';
 import { CachedWatch } from './cached-watch.js';

@@ -5,7 +5,7 @@
 // large is asked again at half the size. So any total size can be listed, with memory in flight
 // bounded by one page, whatever the connection's message cap.
 
-import { isStorageError, type KeyValue, type ListResult, type RevisionedStore } from './revisioned-store.js';
+import { isStorageError, type KeyValue, type ListResult, type RevisionedStore } from '../revisioned-store.js';
 
 export interface PagedListOptions {
   /** Most keys per page (kube's reflector: 500). */

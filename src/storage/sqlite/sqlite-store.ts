@@ -37,8 +37,8 @@ import { SqliteReads } from './sqlite-reads.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
 import { configureWriter, latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
 import { InlineWriter, ThreadWriter, type SqliteWriter } from './sqlite-writer.js';
-import type { StoreHealth } from './storage-observer.js';
-import { WatchHub, type ChangeEvent } from './watch-hub.js';
+import type { StoreHealth } from '../storage-observer.js';
+import { WatchHub, type ChangeEvent } from '../watch-hub.js';
 import {
   StorageError,
   type DeleteResult,
@@ -51,7 +51,7 @@ import {
   type RevisionedStore,
   type StoreWatch,
   type WatchOptions,
-} from './revisioned-store.js';
+} from '../revisioned-store.js';
 
 export interface SqliteStoreOptions {
   /** Database file, or ':memory:' for a store that lives as long as the process. */

@@ -6,8 +6,8 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EtcdStore } from './etcd-store.js';
 import { compactionTurn } from './etcd-compactor.js';
-import { isStorageError } from './revisioned-store.js';
-import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../../test/support/etcd-process.js';
+import { isStorageError } from '../revisioned-store.js';
+import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd-process.js';
 
 const haveEtcd = requireEtcd('coordinated compaction is tested on a real etcd') !== undefined;
 let cluster: EtcdCluster | undefined;

@@ -4,11 +4,11 @@
 
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeRevisionedStore } from './storage-conformance.js';
+import { describeRevisionedStore } from '../../../test/support/storage/storage-conformance.js';
 import { EtcdStore } from './etcd-store.js';
 import { earlyProgressAnswers } from './etcd-version.js';
-import { isStorageError, type WatchEvent } from './revisioned-store.js';
-import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../../test/support/etcd-process.js';
+import { isStorageError, type WatchEvent } from '../revisioned-store.js';
+import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd-process.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | undefined): string | undefined => (b ? new TextDecoder().decode(b) : undefined);

@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EtcdStore } from './etcd-store.js';
-import { isStorageError } from './revisioned-store.js';
-import { ensureServingCertificates } from '../config/certificates.js';
-import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../../test/support/etcd-process.js';
-import { clientCertificate } from '../../test/support/etcd-client-cert.js';
+import { isStorageError } from '../revisioned-store.js';
+import { ensureServingCertificates } from '../../config/certificates.js';
+import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../../../test/support/etcd-process.js';
+import { clientCertificate } from '../../../test/support/etcd-client-cert.js';
 
 const haveEtcd = requireEtcd('TLS to etcd is tested against a real etcd') !== undefined;
 

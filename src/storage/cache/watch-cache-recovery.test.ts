@@ -6,12 +6,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { MemoryStore } from './memory-store.js';
-import { FaultInjectingStore } from './fault-injecting-store.js';
+import { MemoryStore } from '../sqlite/memory-store.js';
+import { FaultInjectingStore } from '../../../test/support/storage/fault-injecting-store.js';
 import { WatchCache, watchCacheProblems, type WatchCacheOptions } from './watch-cache.js';
-import { backoffDelay } from '../apimachinery/backoff.js';
-import { describeRevisionedStore } from './storage-conformance.js';
-import { isStorageError, type WatchEvent } from './revisioned-store.js';
+import { backoffDelay } from '../../apimachinery/backoff.js';
+import { describeRevisionedStore } from '../../../test/support/storage/storage-conformance.js';
+import { isStorageError, type WatchEvent } from '../revisioned-store.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const FAST = { initialMs: 10, maxMs: 100 };

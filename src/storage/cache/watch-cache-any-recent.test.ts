@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryStore } from './memory-store.js';
+import { MemoryStore } from '../sqlite/memory-store.js';
 import { WatchCache } from './watch-cache.js';
 
 class CountingStore extends MemoryStore {

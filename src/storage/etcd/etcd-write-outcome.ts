@@ -5,7 +5,7 @@
 // raft timeout). Such a write is found out by reading the key; if that cannot settle it, the
 // client gets kube's honest answer: a timeout that says the write may have been applied.
 
-import { StorageError } from './revisioned-store.js';
+import { StorageError } from '../revisioned-store.js';
 
 const text = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 

@@ -11,11 +11,11 @@
 // the store) or an etcd that stays away (Unavailable) ends it.
 
 import type { Etcd3, IWatchResponse, IWatchRequest, IKeyValue } from 'etcd3';
-import { iterate, type EventSink } from './push-stream.js';
+import { iterate, type EventSink } from '../push-stream.js';
 import type { EtcdKeySpace } from './etcd-keys.js';
 import { toStorageError } from './etcd-errors.js';
-import { backoffDelay } from '../apimachinery/backoff.js';
-import { StorageError, type KeyValue, type StoreWatch, type WatchEvent } from './revisioned-store.js';
+import { backoffDelay } from '../../apimachinery/backoff.js';
+import { StorageError, type KeyValue, type StoreWatch, type WatchEvent } from '../revisioned-store.js';
 
 export interface EtcdWatchDeps {
   client: Etcd3;

@@ -3,7 +3,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isStorageError, type RevisionedStore, type StorageErrorCode, type WatchEvent } from './revisioned-store.js';
+import { isStorageError, type RevisionedStore, type StorageErrorCode, type WatchEvent } from '../../../src/storage/revisioned-store.js';
 
 export type StoreFactory = () => Promise<{ store: RevisionedStore; cleanup(): Promise<void> }>;
 

@@ -1,8 +1,8 @@
 // One client watch served by a watch cache: the cache's hub subscription, passed on to the
 // client's sink, minus the events at or below the revision the client asked to start after.
 
-import { iterate, type EventSink } from './push-stream.js';
-import type { StoreWatch, WatchEvent } from './revisioned-store.js';
+import { iterate, type EventSink } from '../push-stream.js';
+import type { StoreWatch, WatchEvent } from '../revisioned-store.js';
 
 /** Who answers this watch's progress requests (the cache, which asks its store). */
 export interface ProgressSource {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from './sqlite-store.js';
-import { isStorageError } from './revisioned-store.js';
+import { isStorageError } from '../revisioned-store.js';
 
 test('a write failing with "database or disk is full" fails readiness until a write commits', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-health-'));

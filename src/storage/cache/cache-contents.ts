@@ -3,8 +3,8 @@
 // past revision. Rebuilt whole from a fresh list each time the cache (re)syncs with its store.
 // With a way to read labels, lists narrowed by labels are served from a label index (label-index.ts).
 
-import { StorageError, type KeyValue, type ListOptions, type ListResult } from './revisioned-store.js';
-import type { ChangeEvent } from './watch-hub.js';
+import { StorageError, type KeyValue, type ListOptions, type ListResult } from '../revisioned-store.js';
+import type { ChangeEvent } from '../watch-hub.js';
 import { SortedKeys } from './sorted-keys.js';
 import { LabelIndex, type LabelsOf } from './label-index.js';
 

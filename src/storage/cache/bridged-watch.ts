@@ -5,8 +5,8 @@
 // the fresh window; without the move, each would keep a store watch of its own (an etcd watch
 // per client) for its whole life.
 
-import { iterate, type EventSink } from './push-stream.js';
-import type { RevisionedStore, StoreWatch, WatchEvent } from './revisioned-store.js';
+import { iterate, type EventSink } from '../push-stream.js';
+import type { RevisionedStore, StoreWatch, WatchEvent } from '../revisioned-store.js';
 
 /** The cache side of the bridge. */
 export interface BridgeTarget {

@@ -5,8 +5,8 @@
 
 import type Database from 'better-sqlite3';
 import { prefixEnd } from './sqlite-schema.js';
-import type { KeyValue } from './revisioned-store.js';
-import type { ChangeEvent } from './watch-hub.js';
+import type { KeyValue } from '../revisioned-store.js';
+import type { ChangeEvent } from '../watch-hub.js';
 
 interface Row {
   key: string;

@@ -5,8 +5,8 @@
 // for the next interval. So history is kept for at least one interval, and etcd is compacted
 // once per interval however many replicas there are.
 
-import { runEveryInterval, startCompactor, type Compactor } from './compactor.js';
-import type { RevisionedStore } from './revisioned-store.js';
+import { runEveryInterval, startCompactor, type Compactor } from '../compactor.js';
+import type { RevisionedStore } from '../revisioned-store.js';
 import { toStorageError } from './etcd-errors.js';
 import { COMPACT_KEY, EtcdStore } from './etcd-store.js';
 

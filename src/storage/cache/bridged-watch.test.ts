@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BridgedWatch, type BridgeTarget } from './bridged-watch.js';
 import { CacheContents } from './cache-contents.js';
-import type { EventSink } from './push-stream.js';
-import type { RevisionedStore, StoreWatch, WatchEvent } from './revisioned-store.js';
+import type { EventSink } from '../push-stream.js';
+import type { RevisionedStore, StoreWatch, WatchEvent } from '../revisioned-store.js';
 
 const put = (revision: number, key: string): WatchEvent => ({ type: 'put', revision, kv: { key, value: new Uint8Array(), createRevision: revision, modRevision: revision } });
 

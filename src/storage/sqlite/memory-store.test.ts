@@ -1,6 +1,6 @@
 // Memory backend: the shared conformance suite.
 
-import { describeRevisionedStore } from './storage-conformance.js';
+import { describeRevisionedStore } from '../../../test/support/storage/storage-conformance.js';
 import { MemoryStore } from './memory-store.js';
 
 describeRevisionedStore('memory', async () => {
