@@ -13,6 +13,20 @@ module.exports = {
     layer('apimachinery', []),
     // Storage shares the one retry backoff (pure arithmetic) with the controllers.
     layer('storage', [], ['^src/apimachinery/backoff\\.ts$']),
+    // Inside storage: the contract and what every backend shares sit at its root; each backend
+    // (sqlite/, which also serves the memory backend, and etcd/) and the watch cache (cache/) import only that, never each other.
+    ...['sqlite', 'etcd', 'cache'].map((part) => ({
+      name: `storage-${part}-imports-no-other-part`,
+      severity: 'error',
+      from: { path: `^src/storage/${part}/` },
+      to: { path: '^src/storage/(sqlite|etcd|cache)/', pathNot: `^src/storage/${part}/` },
+    })),
+    {
+      name: 'storage-contract-imports-no-part',
+      severity: 'error',
+      from: { path: '^src/storage/[^/]+$' },
+      to: { path: '^src/storage/(sqlite|etcd|cache)/' },
+    },
     layer('registry', ['apimachinery', 'storage']),
     layer('resources', ['apimachinery', 'registry']),
     layer('auth', ['apimachinery']),
@@ -24,9 +38,11 @@ module.exports = {
     layer('lifecycle', ['apimachinery', 'storage', 'http', 'metrics']),
     // Client-side commands: talk to a server over HTTPS; only pure helpers from below. The
     // `snapshot` commands work on the SQLite file itself: storage's snapshot modules, nothing else.
-    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/snapshot-[a-z-]+\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
+    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/sqlite/snapshot-[a-z-]+\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
     // `migrate` moves the store itself between backends: it reads and writes storage directly.
     layer('cli/migrate', ['apimachinery', 'storage']),
+    // Test-only code (conformance suites, fault injection) lives under test/ and never ships.
+    { name: 'src-imports-no-test-code', severity: 'error', from: { path: '^src/' }, to: { path: '^test/' } },
     { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
   ],
   options: {
