@@ -20,15 +20,16 @@ after(async () => {
 });
 
 /** A store whose two endpoints are proxies to one member, sharing their traps. */
-async function proxiedStore(tag: string): Promise<{ store: EtcdStore; trap: (marker: string) => Promise<void> }> {
+async function proxiedStore(tag: string): Promise<{ store: EtcdStore; prefix: string; trap: (marker: string, beforeCut?: () => Promise<void>) => Promise<void> }> {
   cluster ??= await startEtcdCluster();
   const port = Number(new URL(cluster.members[0]!.clientUrl).port);
   const traps: Trap[] = [];
   const a = await startTcpProxy(port, traps);
   const b = await startTcpProxy(port, traps);
   proxies.push(a, b);
-  const store = new EtcdStore({ servers: [a.url, b.url], root: '', prefix: `/outcome-${process.pid}-${tag}`, requestTimeoutMs: 5000 });
-  return { store, trap: (marker) => a.loseAnswerTo(Buffer.from(marker)) };
+  const prefix = `/outcome-${process.pid}-${tag}`;
+  const store = new EtcdStore({ servers: [a.url, b.url], root: '', prefix, requestTimeoutMs: 5000 });
+  return { store, prefix, trap: (marker, beforeCut) => a.loseAnswerTo(Buffer.from(marker), undefined, beforeCut) };
 }
 
 test('a create whose answer was lost after etcd applied it is answered as created, not AlreadyExists', { skip: !haveEtcd, timeout: 60_000 }, async () => {
@@ -48,15 +49,17 @@ test('a create whose answer was lost after etcd applied it is answered as create
 });
 
 test('an update whose answer was lost and whose key moved on since is a Timeout that says it may have been applied', { skip: !haveEtcd, timeout: 60_000 }, async () => {
-  const { store, trap } = await proxiedStore('update');
+  const { store, prefix, trap } = await proxiedStore('update');
+  // Another writer, straight to etcd (not through the proxies the store's calls may be held in).
+  const other = new EtcdStore({ servers: [cluster!.members[0]!.clientUrl], root: '', prefix });
   try {
     const created = await store.optimisticPut('/x/b', new TextEncoder().encode('v1'), 0);
-    // The lost update commits, and another writer changes the key before anyone can read it:
-    // its outcome cannot be read back.
+    // The lost update reaches etcd, and another writer changes the key while its answer is held
+    // back, so before the store can read it back: its outcome cannot be read back.
     const marker = `update-marker-${process.pid}`;
-    const sprung = trap(marker).then(async () => {
-      const cur = await store.get('/x/b');
-      await store.optimisticPut('/x/b', new TextEncoder().encode('v3'), cur.kv!.modRevision);
+    const sprung = trap(marker, async () => {
+      const cur = await other.get('/x/b');
+      await other.optimisticPut('/x/b', new TextEncoder().encode('v3'), cur.kv!.modRevision);
     });
     const err = await store.optimisticPut('/x/b', new TextEncoder().encode(marker), created.revision).then(
       () => undefined,
@@ -67,6 +70,7 @@ test('an update whose answer was lost and whose key moved on since is a Timeout 
     assert.match(err.message, /may have been applied/);
   } finally {
     await store.close();
+    await other.close();
   }
 });
 

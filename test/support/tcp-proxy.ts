@@ -8,8 +8,12 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 export interface TcpProxy {
   /** The proxy's URL (http://127.0.0.1:port). */
   url: string;
-  /** Loses the answer to the next request whose bytes contain `marker`; resolves when it has. */
-  loseAnswerTo(marker: Buffer, cutAfterMs?: number): Promise<void>;
+  /**
+   * Loses the answer to the next request whose bytes contain `marker`; resolves when it has.
+   * `beforeCut` runs while the answer is held back, before the connection is cut (so what it
+   * does is done before the client can learn anything).
+   */
+  loseAnswerTo(marker: Buffer, cutAfterMs?: number, beforeCut?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -17,6 +21,7 @@ export interface TcpProxy {
 export interface Trap {
   marker: Buffer;
   cutAfterMs: number;
+  beforeCut?: () => Promise<void>;
   sprung: () => void;
 }
 
@@ -37,8 +42,10 @@ export async function startTcpProxy(targetPort: number, traps: Trap[] = []): Pro
       const [trap] = traps.splice(i, 1);
       swallowing = true;
       setTimeout(() => {
-        cut();
-        trap!.sprung();
+        void (trap!.beforeCut?.() ?? Promise.resolve()).finally(() => {
+          cut();
+          trap!.sprung();
+        });
       }, trap!.cutAfterMs);
     });
     upstream.on('data', (chunk: Buffer) => {
@@ -56,7 +63,7 @@ export async function startTcpProxy(targetPort: number, traps: Trap[] = []): Pro
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
-    loseAnswerTo: (marker, cutAfterMs = 300) => new Promise<void>((sprung) => traps.push({ marker, cutAfterMs, sprung })),
+    loseAnswerTo: (marker, cutAfterMs = 300, beforeCut) => new Promise<void>((sprung) => traps.push({ marker, cutAfterMs, beforeCut, sprung })),
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
