@@ -1,30 +1,27 @@
-// A webhook's connection from its kubeconfig file (kube's format for authorization and token
-// webhooks): the current context's cluster (`server`, `certificate-authority[-data]`,
-// `insecure-skip-tls-verify`, `tls-server-name`) and user (`client-certificate[-data]`,
-// `client-key[-data]`, `token`), paths relative to the file, read with
-// @kubernetes/client-node's KubeConfig (imported only when a webhook is configured: it is large).
-// `InClusterConfig` (structured configuration) reads the pod's service-account environment.
+// An authorization webhook's connection: from its kubeconfig file, read by the one webhook
+// kubeconfig reader (auth/webhook/webhook-kubeconfig.ts, which the token webhook uses too), or,
+// for a structured authorizer's `InClusterConfig`, from the pod's service-account environment
+// through @kubernetes/client-node's KubeConfig (imported only then: it is large, and it re-reads
+// the rotating service-account token).
 
 import type http from 'node:http';
 import type https from 'node:https';
+import { loadWebhookKubeconfig, webhookTarget } from '../auth/webhook/webhook-kubeconfig.js';
 import type { WebhookTarget } from '../auth/webhook/webhook-transport.js';
 
 export async function loadWebhookTarget(path: string | { inCluster: true }): Promise<WebhookTarget> {
+  if (typeof path === 'string') {
+    try {
+      return webhookTarget(loadWebhookKubeconfig(path));
+    } catch (err) {
+      throw new Error(`invalid webhook kubeconfig ${(err as Error).message}`);
+    }
+  }
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
-  if (typeof path !== 'string') {
-    if (!process.env.KUBERNETES_SERVICE_HOST) throw new Error('webhook connectionInfo InClusterConfig: not running in a cluster (KUBERNETES_SERVICE_HOST is not set)');
-    kc.loadFromCluster();
-    return target(kc, 'the in-cluster configuration');
-  }
-  try {
-    kc.loadFromFile(path);
-  } catch (err) {
-    throw new Error(`invalid webhook kubeconfig ${path}: ${(err as Error).message}`);
-  }
-  // kube takes the current context; a file with a single context needs none named.
-  if (!kc.getCurrentContext() && kc.getContexts().length === 1) kc.setCurrentContext(kc.getContexts()[0]!.name);
-  return target(kc, path);
+  if (!process.env.KUBERNETES_SERVICE_HOST) throw new Error('webhook connectionInfo InClusterConfig: not running in a cluster (KUBERNETES_SERVICE_HOST is not set)');
+  kc.loadFromCluster();
+  return target(kc, 'the in-cluster configuration');
 }
 
 async function target(kc: import('@kubernetes/client-node').KubeConfig, path: string): Promise<WebhookTarget> {

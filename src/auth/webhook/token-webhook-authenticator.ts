@@ -10,12 +10,13 @@
 // authenticated or not; errors are not cached (kube's token cache with cacheErrs=false), and
 // concurrent requests with one token share one review.
 
+import type http from 'node:http';
 import https from 'node:https';
 import type { Logger, UserInfo } from '../../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
 import { bearerToken } from '../jwt/jwt-authenticator.js';
 import { tokenDigest } from '../verified-token-cache.js';
-import type { WebhookConnection } from './webhook-kubeconfig.js';
+import { webhookTarget, type WebhookConnection } from './webhook-kubeconfig.js';
 
 /** client-go's webhook timeout (webhookutil's defaultRequestTimeout). */
 export const WEBHOOK_TIMEOUT_MS = 30_000;
@@ -56,14 +57,14 @@ class WebhookError extends Error {
 }
 
 export class TokenWebhookAuthenticator implements Authenticator {
-  private readonly agent: https.Agent;
+  private readonly agent: http.Agent;
   private readonly cache = new Map<string, { review: Review; until: number }>();
   private readonly inFlight = new Map<string, Promise<Review>>();
   private readonly now: () => number;
 
   constructor(private readonly o: TokenWebhookOptions) {
     const c = o.connection;
-    this.agent = new https.Agent({ keepAlive: true, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify });
+    this.agent = webhookTarget(c).agent;
     this.now = o.now ?? Date.now;
   }
 

@@ -1,11 +1,15 @@
-// A webhook's connection from a kubeconfig file, as kube reads --authentication-token-webhook-
-// config-file: the current context's cluster (server URL, CA by file or inline data) and user
-// (client certificate and key by file or inline data, or a bearer token). Relative file paths
-// are relative to the kubeconfig's folder, as in client-go.
+// A webhook's connection from a kubeconfig file, as kube reads every webhook's config file
+// (--authentication-token-webhook-config-file, --authorization-webhook-config-file, a structured
+// authorizer's KubeConfigFile): the current context's cluster (server URL, CA by file or inline
+// data, tls-server-name, insecure-skip-tls-verify) and user (client certificate and key by file
+// or inline data, or a bearer token by value or file). Relative file paths are relative to the
+// kubeconfig's folder, as in client-go.
 
 import { readFileSync } from 'node:fs';
+import https from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { WebhookTarget } from './webhook-transport.js';
 
 export class WebhookConfigError extends Error {
   override name = 'WebhookConfigError';
@@ -17,6 +21,8 @@ export interface WebhookConnection {
   cert?: string;
   key?: string;
   token?: string;
+  /** The name the server's certificate must carry, when not the URL's host (`tls-server-name`). */
+  tlsServerName?: string;
   insecureSkipTLSVerify: boolean;
 }
 
@@ -59,9 +65,20 @@ export function loadWebhookKubeconfig(path: string): WebhookConnection {
       cert: data(user['client-certificate-data']) ?? file(user['client-certificate']),
       key: data(user['client-key-data']) ?? file(user['client-key']),
       token: typeof user.token === 'string' && user.token ? user.token : file(user.tokenFile)?.trim(),
+      tlsServerName: typeof cluster['tls-server-name'] === 'string' && cluster['tls-server-name'] ? cluster['tls-server-name'] : undefined,
       insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
     };
   } catch (err) {
     throw new WebhookConfigError(`${path}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * What a webhook call needs from a connection: its URL, an agent that carries the CA, the client
+ * certificate and key (kept alive between calls), and the bearer token's header.
+ */
+export function webhookTarget(c: WebhookConnection): WebhookTarget {
+  const agent = new https.Agent({ keepAlive: true, ca: c.ca, cert: c.cert, key: c.key, servername: c.tlsServerName, rejectUnauthorized: !c.insecureSkipTLSVerify });
+  const headers: Record<string, string> = c.token ? { Authorization: `Bearer ${c.token}` } : {};
+  return { url: c.server, agent, headers: async () => headers };
 }
