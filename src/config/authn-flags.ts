@@ -40,7 +40,7 @@ export function addAuthenticationFlags(program: Command): Command {
   return program
     .option('--oidc-issuer-url <url>', 'The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).')
     .option('--oidc-client-id <id>', 'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.')
-    .option('--oidc-ca-file <file>', "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.")
+    .option('--oidc-ca-file <file>', "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used. Re-read when the file changes (the issuer's next discovery or JWKS fetch uses the new CA; keys already fetched stay valid); a broken new file keeps the last good CA and fails the readyz check oidc-ca-file.")
     .option('--oidc-username-claim <claim>', "The OpenID claim to use as the user name. Note that claims other than the default ('sub') are not guaranteed to be unique and immutable.", 'sub')
     .option('--oidc-username-prefix <prefix>', "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.", '')
     .option('--oidc-groups-claim <claim>', 'If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings.', '')

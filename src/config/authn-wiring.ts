@@ -2,6 +2,7 @@
 // flags, converted to one structured JWT authenticator as kube 1.33 does, or from
 // --authentication-config) and the token webhook. Their modules (jose, the CEL evaluator) are
 // imported only when configured, so a server without them starts as fast as before.
+// --oidc-ca-file is followed as it changes (oidc-ca-file.ts).
 
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../apimachinery/request-context.js';
@@ -9,11 +10,15 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { HealthCheck } from '../http/health.js';
 import type { AuthnMetrics } from '../metrics/authn-metrics.js';
 import type { ServerConfig } from './flags.js';
+import { watchOidcCAFile } from './oidc-ca-file.js';
 
 export interface ExternalAuthenticators {
   /** In kube's order: JWT issuers, then the token webhook. */
   authenticators: Authenticator[];
-  /** `authentication-config-file` with --authentication-config: fails while the file on disk is broken. */
+  /**
+   * Readiness checks that fail while a followed file on disk is broken: `authentication-config-file`
+   * (--authentication-config) or `oidc-ca-file` (--oidc-ca-file).
+   */
   healthChecks: HealthCheck[];
   close(): void;
 }
@@ -46,6 +51,12 @@ export async function buildExternalAuthenticators(config: ServerConfig, logger: 
     const jwt = new JwtAuthenticators({ logger: jwtLogger, observer: metrics.jwt, signingAlgs: a.oidc.signingAlgs }, [{ spec, rules }]);
     out.authenticators.push(jwt);
     closers.push(() => jwt.close());
+    if (a.oidc.caFile) {
+      // Followed as it changes (a rotated issuer CA); a broken new file fails /readyz, not the server.
+      const ca = watchOidcCAFile({ path: a.oidc.caFile, initial: caPem ?? '', apply: (pem) => jwt.setCertificateAuthority(pem), logger: jwtLogger });
+      out.healthChecks.push({ name: 'oidc-ca-file', check: () => ca.problem() || undefined });
+      closers.push(() => ca.close());
+    }
   } else if (a.authenticationConfigFile) {
     const path = a.authenticationConfigFile;
     const { loadAuthenticationConfigSource } = await import('../auth/jwt/jwt-authenticators.js');

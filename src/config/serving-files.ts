@@ -2,18 +2,17 @@
 // client CA bundle (--client-ca-file) when their files change, as kube-apiserver's dynamic
 // certificate controllers do, so that cert-manager (or a kubelet's secret volume) can rotate them
 // without a restart: new connections get the new material, open connections and their watches
-// keep theirs. Changes are noticed through fs.watch on the files' directories (a secret volume
-// swaps a `..data` symlink by an atomic rename there) and, in case a file system reports nothing,
-// by a cheap periodic comparison of the contents. A broken new file (a certificate without its
-// key, a half-written PEM) changes nothing: the last good material keeps serving, the error is
-// logged once, and the named readiness check reports it until a good file arrives.
+// keep theirs. Changes are noticed by file-follow.ts (a watch on the directories, where a secret
+// volume swaps its `..data` symlink, and a bounded periodic check) and judged by comparing
+// contents. A broken new file (a certificate without its key, a half-written PEM) changes
+// nothing: the last good material keeps serving, the error is logged once, and the named
+// readiness check reports it until a good file arrives.
 
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { watch, readFileSync, type FSWatcher } from 'node:fs';
-import { dirname } from 'node:path';
-import { createSecureContext } from 'node:tls';
+import { readFileSync } from 'node:fs';
 import type { Logger } from '../apimachinery/request-context.js';
 import type { ServingMaterial } from '../http/server.js';
+import { followFiles } from './file-follow.js';
 
 export interface ServingFiles {
   /** With keyFile: the serving pair to follow (absent: a generated certificate, never reloaded). */
@@ -30,8 +29,6 @@ export interface ServingFilesWatch {
   close(): void;
 }
 
-const DEBOUNCE_MS = 100;
-
 /** A serving pair that matches, or throws saying what is wrong. */
 function checkPair(certPem: string, keyPem: string): void {
   const cert = new X509Certificate(certPem);
@@ -39,11 +36,17 @@ function checkPair(certPem: string, keyPem: string): void {
   if (!cert.checkPrivateKey(key)) throw new Error('the private key does not match the certificate');
 }
 
-/** A CA bundle with at least one certificate, or throws. */
-function checkBundle(pem: string): void {
-  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw new Error('no certificate in the bundle');
-  new X509Certificate(pem);
-  createSecureContext({ ca: pem });
+/**
+ * A CA bundle of whole certificates (at least one), or throws. Every block is parsed: Node's TLS
+ * would silently skip a half-written one, and a bundle cut short is a broken file, not a smaller
+ * bundle.
+ */
+export function checkCABundle(pem: string): void {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  // Other PEM blocks are skipped (as Go's AppendCertsFromPEM skips them); a certificate cut short is not.
+  if ((pem.match(/-----BEGIN CERTIFICATE-----/g) ?? []).length !== blocks.length) throw new Error('the bundle holds an incomplete certificate');
+  if (blocks.length === 0) throw new Error('no certificate in the bundle');
+  for (const b of blocks) new X509Certificate(b);
 }
 
 export function watchServingFiles(o: {
@@ -87,7 +90,7 @@ export function watchServingFiles(o: {
       if (ca instanceof Error) caProblem = report(caProblem, `client CA bundle ${clientCAFile}: ${ca.message}; keeping the last good one`);
       else if (ca !== current.clientCAPem) {
         try {
-          checkBundle(ca);
+          checkCABundle(ca);
           next = { ...next, clientCAPem: ca };
         } catch (err) {
           caProblem = report(caProblem, `client CA bundle ${clientCAFile} is not usable, keeping the last good one: ${(err as Error).message}`);
@@ -121,32 +124,12 @@ export function watchServingFiles(o: {
     return '';
   };
 
-  let timer: NodeJS.Timeout | undefined;
-  const soon = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(check, DEBOUNCE_MS);
-    timer.unref();
-  };
-  const watchers: FSWatcher[] = [];
-  const paths = [certFile, keyFile, clientCAFile].filter((p): p is string => Boolean(p));
-  for (const dir of new Set(paths.map((p) => dirname(p)))) {
-    try {
-      const w = watch(dir, { persistent: false }, soon);
-      w.on('error', () => w.close()); // the directory went away: the periodic check still runs
-      watchers.push(w);
-    } catch {
-      // Not watchable here: the periodic check alone notices changes.
-    }
-  }
-  const poll = setInterval(check, o.pollMs ?? 5000);
-  poll.unref();
+  const followed = followFiles({ paths: [certFile, keyFile, clientCAFile].filter((p): p is string => Boolean(p)), onChange: check, pollMs: o.pollMs });
   return {
     servingCertProblem: () => certProblem,
     clientCAProblem: () => caProblem,
     close() {
-      clearInterval(poll);
-      clearTimeout(timer);
-      for (const w of watchers) w.close();
+      followed.close();
     },
   };
 }

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import tls from 'node:tls';
 import { ensureServingCertificates } from '../../src/config/certificates.js';
 import { makeCACert, makeClientCert, makeSigningCA } from '../fixtures/certs.js';
 import { startServer, type TestServer } from './harness.js';
+import { SecretVolume } from '../support/secret-volume.js';
 
 const CTB = '/apis/certificates.platform.io/v1beta1/clustertrustbundles';
 
@@ -51,32 +52,6 @@ async function eventually(what: string, probe: () => Promise<boolean>, ms = 30_0
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   assert.fail(`${what}: not within ${ms} ms`);
-}
-
-/** A directory laid out as a Kubernetes secret volume: files are symlinks through `..data`. */
-class SecretVolume {
-  private n = 0;
-  constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
-  }
-  path(name: string): string {
-    return join(this.dir, name);
-  }
-  /** Writes a new version and swaps `..data` to it atomically, as the kubelet does. */
-  publish(files: Record<string, string>): void {
-    const version = `..v${++this.n}`;
-    mkdirSync(join(this.dir, version));
-    for (const [name, content] of Object.entries(files)) writeFileSync(join(this.dir, version, name), content);
-    symlinkSync(version, join(this.dir, '..data_tmp'));
-    renameSync(join(this.dir, '..data_tmp'), join(this.dir, '..data'));
-    for (const name of Object.keys(files)) {
-      try {
-        symlinkSync(join('..data', name), join(this.dir, name));
-      } catch {
-        // already linked through ..data
-      }
-    }
-  }
 }
 
 describe('serving certificates and client CA follow their files', () => {

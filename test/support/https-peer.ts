@@ -19,6 +19,12 @@ export interface HttpsPeer {
   mode: PeerMode;
   /** Requests served, by path. */
   hits: Map<string, number>;
+  /**
+   * Serves a new certificate signed by a new CA (as an issuer whose certificate was reissued from
+   * a rotated CA) and closes the open connections, so that every client handshakes again; caPem
+   * becomes the new CA.
+   */
+  rotateCA(): Promise<string>;
   /** Stops listening (mode 'down': connections refused) or listens again on the same port. */
   setDown(down: boolean): Promise<void>;
   stop(): Promise<void>;
@@ -26,10 +32,18 @@ export interface HttpsPeer {
 
 export type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
-export async function startHttpsPeer(handler: Handler, opts: { requestCert?: boolean; clientCA?: string } = {}): Promise<HttpsPeer> {
+/** A fresh CA and a serving certificate for 127.0.0.1 signed by it. */
+async function freshServingCertificate(): Promise<{ certPem: string; keyPem: string; caCertPem: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-peer-'));
-  const tls = await ensureServingCertificates({ dir, hosts: ['127.0.0.1'] });
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    return await ensureServingCertificates({ dir, hosts: ['127.0.0.1'] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function startHttpsPeer(handler: Handler, opts: { requestCert?: boolean; clientCA?: string } = {}): Promise<HttpsPeer> {
+  const tls = await freshServingCertificate();
   const sockets = new Set<Socket>();
   const stalled = new Set<ServerResponse>();
   const peer = {} as HttpsPeer;
@@ -65,6 +79,13 @@ export async function startHttpsPeer(handler: Handler, opts: { requestCert?: boo
     caPem: tls.caCertPem,
     mode: 'ok' as PeerMode,
     hits: new Map<string, number>(),
+    async rotateCA() {
+      const next = await freshServingCertificate();
+      server.setSecureContext({ cert: next.certPem, key: next.keyPem, ca: opts.clientCA });
+      for (const s of sockets) s.destroy();
+      peer.caPem = next.caCertPem;
+      return next.caCertPem;
+    },
     async setDown(down: boolean) {
       if (down && server.listening) await closeAll();
       if (!down && !server.listening) await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));

@@ -15,6 +15,7 @@ export interface OidcIssuer {
   peer: HttpsPeer;
   /** The issuer URL (what `iss` must say). */
   url: string;
+  /** The CA of its serving certificate at start (after peer.rotateCA(), peer.caPem is the current one). */
   caPem: string;
   /** The keys published in the JWKS, newest first. */
   keys: SigningKey[];

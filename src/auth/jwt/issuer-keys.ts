@@ -5,7 +5,8 @@
 // every 10 s until it succeeds (until then the keys are not ready and the authenticator answers
 // 401); keys are cached and fetched again when a token names a key the cache does not verify.
 // Unlike go-oidc, those refetches are rate-limited (one per MIN_REFRESH_INTERVAL_MS), so a
-// stream of tokens naming unknown keys cannot turn into a stream of requests to the issuer.
+// stream of tokens naming unknown keys cannot turn into a stream of requests to the issuer. The
+// CA may be replaced while running (a rotated --oidc-ca-file); each fetch uses the CA of its time.
 
 import http from 'node:http';
 import https from 'node:https';
@@ -40,8 +41,19 @@ export class IssuerKeys {
   private inFlight?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private closed = false;
+  private caPem: string | undefined;
 
-  constructor(private readonly o: IssuerKeysOptions) {}
+  constructor(private readonly o: IssuerKeysOptions) {
+    this.caPem = o.caPem;
+  }
+
+  /**
+   * Trust `pem` for the issuer's HTTPS from the next fetch on (--oidc-ca-file was replaced): keys
+   * already fetched stay in force, and a fetch under way finishes with the CA it began with.
+   */
+  setCertificateAuthority(pem: string): void {
+    this.caPem = pem;
+  }
 
   /** Begins the background discovery (retried until it succeeds or close()). */
   start(): void {
@@ -130,7 +142,7 @@ export class IssuerKeys {
     return new Promise((resolve, reject) => {
       const u = new URL(url);
       const lib = u.protocol === 'https:' ? https : http;
-      const req = lib.get(u, { ca: this.o.caPem, timeout: FETCH_TIMEOUT_MS, headers: { accept: 'application/json' } }, (res) => {
+      const req = lib.get(u, { ca: this.caPem, timeout: FETCH_TIMEOUT_MS, headers: { accept: 'application/json' } }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {

@@ -66,6 +66,14 @@ export class JwtAuthenticators implements Authenticator {
     this.current = next;
   }
 
+  /**
+   * --oidc-ca-file changed: the issuer's next discovery or JWKS fetch trusts `pem`; the keys it
+   * already fetched stay valid. (A configuration file carries its CA inline and is reloaded whole.)
+   */
+  setCertificateAuthority(pem: string): void {
+    for (const a of this.current) a.keys.setCertificateAuthority(pem);
+  }
+
   close(): void {
     for (const a of this.current) a.close();
     this.current = [];
