@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './harness.js';
-import { kubectlFor } from './kubectl.js';
+import { kubectlFor, writeTokenKubeconfig } from './kubectl.js';
 import { requireTool } from './require-tool.js';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer.js';
 import { eventually } from '../support/polling.js';
@@ -157,18 +157,7 @@ ${indent(gha.caPem, 6)}
       [await person(), 'jane@example.com'],
       [await workflow(), 'github:acme/deploy:refs/heads/main'],
     ] as const) {
-      const kubeconfig = join(dir, 'user.kubeconfig');
-      writeFileSync(
-        kubeconfig,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.caCertPem).toString('base64') } }],
-          users: [{ name: 'u', user: { token } }],
-          contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-          'current-context': 'c',
-        }),
-      );
+      const kubeconfig = writeTokenKubeconfig(join(dir, 'user.kubeconfig'), server, token);
       const kubectl = kubectlFor(kubectlBinary!, kubeconfig);
       const r = await kubectl(['auth', 'whoami']);
       assert.equal(r.code, 0, r.stderr);

@@ -87,3 +87,19 @@ export function tableRows(stdout: string): string[][] {
     .filter((l) => l.trim() !== '')
     .map((l) => l.trim().split(/\s{2,}/));
 }
+
+/** Writes a kubeconfig at `path` that reaches `server` (its URL and CA) with a bearer token; returns the path. */
+export function writeTokenKubeconfig(path: string, server: { url: string; caCertPem: string }, token: string): string {
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.caCertPem).toString('base64') } }],
+      users: [{ name: 'u', user: { token } }],
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'c',
+    }),
+  );
+  return path;
+}

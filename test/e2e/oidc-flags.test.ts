@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { startServer, type TestServer } from './harness.js';
-import { kubectlFor } from './kubectl.js';
+import { kubectlFor, writeTokenKubeconfig } from './kubectl.js';
 import { requireTool } from './require-tool.js';
 import { makeSigningKey, startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer.js';
 import { eventually } from '../support/polling.js';
@@ -174,18 +174,7 @@ describe('OIDC flags', () => {
 
   describe('kubectl with an issuer token', { skip: !kubectlBinary }, () => {
     test('auth whoami, get and apply', async () => {
-      const kubeconfig = join(dir, 'oidc.kubeconfig');
-      writeFileSync(
-        kubeconfig,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.caCertPem).toString('base64') } }],
-          users: [{ name: 'alice', user: { token: await good() } }],
-          contexts: [{ name: 'c', context: { cluster: 'c', user: 'alice' } }],
-          'current-context': 'c',
-        }),
-      );
+      const kubeconfig = writeTokenKubeconfig(join(dir, 'oidc.kubeconfig'), server, await good());
       const kubectl = kubectlFor(kubectlBinary!, kubeconfig);
       const me = await kubectl(['auth', 'whoami']);
       assert.equal(me.code, 0, me.stderr);

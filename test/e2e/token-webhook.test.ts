@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './harness.js';
-import { kubectlFor } from './kubectl.js';
+import { kubectlFor, writeTokenKubeconfig } from './kubectl.js';
 import { requireTool } from './require-tool.js';
 import { makeCACert, makeClientCert, makeSigningCA } from '../fixtures/certs.js';
 import { startHttpsPeer, type HttpsPeer } from '../support/https-peer.js';
@@ -202,18 +202,7 @@ describe('token webhook', () => {
 
   describe('kubectl with a webhook token', { skip: !kubectlBinary }, () => {
     test('auth whoami, get and apply', async () => {
-      const kubeconfig = join(dir, 'alice.kubeconfig');
-      writeFileSync(
-        kubeconfig,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [{ name: 'c', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.caCertPem).toString('base64') } }],
-          users: [{ name: 'alice', user: { token: 'wh-alice' } }],
-          contexts: [{ name: 'c', context: { cluster: 'c', user: 'alice' } }],
-          'current-context': 'c',
-        }),
-      );
+      const kubeconfig = writeTokenKubeconfig(join(dir, 'alice.kubeconfig'), server, 'wh-alice');
       const kubectl = kubectlFor(kubectlBinary!, kubeconfig);
       const me = await kubectl(['auth', 'whoami']);
       assert.equal(me.code, 0, me.stderr);
