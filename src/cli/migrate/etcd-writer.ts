@@ -169,11 +169,21 @@ export async function advanceRevision(target: EtcdPrefix, current: number, past:
   let remaining = past - current;
   if (remaining <= 0) return 0;
   const writes = remaining;
-  await Promise.all(
+  // The first failure stops every writer, and all are waited for before it is thrown: the
+  // caller's cleanup (deleting the padding key) must not race writes still going on.
+  let failed = false;
+  const results = await Promise.allSettled(
     Array.from({ length: Math.min(inFlight, remaining) }, async () => {
-      while (remaining-- > 1) await target.call('advance the revision', () => target.client.kv.put({ key, value: Buffer.from('0') }));
+      try {
+        while (!failed && remaining-- > 1) await target.call('advance the revision', () => target.client.kv.put({ key, value: Buffer.from('0') }));
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }),
   );
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
   await target.call('advance the revision', () => target.client.kv.deleteRange({ key }));
   return writes;
 }

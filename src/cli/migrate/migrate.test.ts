@@ -17,7 +17,7 @@ import { freePort, requireEtcd, startEtcdCluster, type EtcdCluster } from '../..
 import { runMigrate } from './command.js';
 import { migrateToEtcd } from './to-etcd.js';
 import { EtcdPrefix } from './etcd-range.js';
-import { GuardedWriter } from './etcd-writer.js';
+import { advanceRevision, GuardedWriter } from './etcd-writer.js';
 import { ensureServingCertificates } from '../../config/certificates.js';
 import { clientCertificate } from '../../../test/support/etcd-client-cert.js';
 
@@ -216,6 +216,33 @@ describe('platform-apiserver migrate', { skip: !haveEtcd }, () => {
       for (const name of ['a', 'b', 'c']) await writer.add(`/registry/g/things/${name}`, Buffer.from('ours'));
       await assert.rejects(writer.flush(), /key \/raced\/g\/things\/b already exists in etcd: something else is writing under the prefix; nothing was overwritten/);
       assert.deepEqual(Object.fromEntries(await etcdContents('/raced')), { '/registry/g/things/b': 'theirs' });
+    } finally {
+      target.close();
+    }
+  });
+
+  test('advancing the revision stops at its first failure: no padding write goes on after it is reported', async () => {
+    let calls = 0;
+    let reported = -1;
+    class FailingPrefix extends EtcdPrefix {
+      override call<T>(doing: string, fn: () => Promise<T>): Promise<T> {
+        calls++;
+        if (calls === 20) return Promise.reject(new Error('etcd refused the 20th write'));
+        return super.call(doing, fn);
+      }
+    }
+    const target = new FailingPrefix({ servers: etcd.endpoints.split(','), prefix: '/padding' });
+    try {
+      const { revision } = await target.count();
+      await assert.rejects(advanceRevision(target, revision, revision + 5000, 16), /refused the 20th write/);
+      reported = calls;
+      // Two round trips to etcd: writers still running would have sent more writes meanwhile.
+      await target.count();
+      await target.count();
+      assert.equal(calls, reported + 2, 'no padding write after the failure was reported');
+      const after = await target.count();
+      await target.count();
+      assert.equal((await target.count()).revision, after.revision, "etcd's revision no longer moves");
     } finally {
       target.close();
     }

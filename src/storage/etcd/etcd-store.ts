@@ -63,6 +63,8 @@ export class EtcdStore implements RevisionedStore {
   private firstRevision: Promise<number> | undefined;
   /** A rewind check is on its way. */
   private checkingRewind = false;
+  /** Rewinds seen so far: an answer to a request sent before the last one is not compared with the old mark. */
+  private rewinds = 0;
   /** The oldest etcd version the members reported (undefined until asked). */
   private version: string | undefined;
   private versionAsked = false;
@@ -219,9 +221,11 @@ export class EtcdStore implements RevisionedStore {
   /**
    * A linearizable answer at `revision` to a request sent when the mark was `floor`: below it,
    * etcd's history went backwards (a read sent after revision R was seen must see R or later).
+   * A request sent before a rewind was noticed (`rewinds` then was `epoch`) is answered from the
+   * new history too: it is no second rewind, and must not end the watches opened since.
    */
-  private noteAnswer(revision: number, floor: number): void {
-    if (revision < floor) this.rewound(floor, revision);
+  private noteAnswer(revision: number, floor: number, epoch: number): void {
+    if (revision < floor && epoch === this.rewinds) this.rewound(floor, revision);
     else this.observe(revision);
   }
 
@@ -240,6 +244,7 @@ export class EtcdStore implements RevisionedStore {
 
   /** etcd's history went back from `from` to `to`: every watch ends, the caches re-list. */
   private rewound(from: number, to: number): void {
+    this.rewinds++;
     this.observed = to;
     this.compacted = 0;
     void this.readCompactionRecord().catch(() => undefined);
@@ -290,9 +295,10 @@ export class EtcdStore implements RevisionedStore {
       this.assertOpen(key);
       this.counters.ranges++;
       const floor = this.observed;
+      const epoch = this.rewinds;
       try {
         const res = await this.client.kv.range(req);
-        this.noteAnswer(Number(res.header.revision), floor);
+        this.noteAnswer(Number(res.header.revision), floor, epoch);
         return res;
       } catch (err) {
         if (transportFailure(err) && attempt < this.readAttempts) continue;
@@ -312,9 +318,10 @@ export class EtcdStore implements RevisionedStore {
     if (this.observed === 0 && this.firstRevision) await this.firstRevision.catch(() => undefined);
     this.counters.txns++;
     const floor = this.observed;
+    const epoch = this.rewinds;
     try {
       const res = await this.client.kv.txn(req);
-      this.noteAnswer(Number(res.header.revision), floor);
+      this.noteAnswer(Number(res.header.revision), floor, epoch);
       return res;
     } catch (err) {
       if (!mayHaveBeenApplied(err)) throw toStorageError(err, { key });
