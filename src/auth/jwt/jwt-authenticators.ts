@@ -93,7 +93,8 @@ export interface AuthenticationConfigSource {
  * whether it changed (a ConfigMap's atomic symlink swap keeps old timestamps).
  */
 export function loadAuthenticationConfigSource(path: string, disallowedIssuers: readonly string[], o: JwtSetOptions & { pollMs?: number }): AuthenticationConfigSource {
-  let lastText = readFileSync(path, 'utf8');
+  /** The contents last looked at; undefined while the file is unreadable. */
+  let lastText: string | undefined = readFileSync(path, 'utf8');
   const authenticator = new JwtAuthenticators(o, parseAuthenticationConfig(lastText, disallowedIssuers));
   let problem = '';
   const onChange = (): void => {
@@ -101,9 +102,13 @@ export function loadAuthenticationConfigSource(path: string, disallowedIssuers: 
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      if (!problem) o.observer?.configReload?.('failure');
-      problem = `authentication configuration file ${path} is unreadable, keeping the last good configuration: ${(err as Error).message}`;
-      lastText = '';
+      // Logged and counted once per disappearance, not on every look (an invalid file before it was counted already).
+      if (lastText !== undefined) {
+        problem = `authentication configuration file ${path} is unreadable, keeping the last good configuration: ${(err as Error).message}`;
+        o.logger.error({ path }, problem);
+        o.observer?.configReload?.('failure');
+      }
+      lastText = undefined;
       return;
     }
     if (text === lastText) return;
