@@ -45,3 +45,24 @@ test('an invalid file, then a missing one, then a good one: each change logged a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a token goes to the authenticator of the issuer it names, a token naming no configured issuer is not ours", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-authn-config-'));
+  const path = join(dir, 'authn.yaml');
+  // Issuers on a closed loopback port: never ready, so a token that reaches one is told so.
+  const issuer = (port: number) => `- issuer: {url: "https://127.0.0.1:${port}", audiences: [x]}\n  claimMappings: {username: {claim: sub, prefix: ""}}\n`;
+  writeFileSync(path, `${GOOD.replace('jwt: []\n', 'jwt:\n')}${issuer(1)}${issuer(2)}`);
+  const source = loadAuthenticationConfigSource(path, [], { logger: pino({ level: 'silent' }), initRetryMs: 60_000 });
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const bearer = (iss: string) => ({ headers: { authorization: `Bearer ${b64({ alg: 'RS256' })}.${b64({ iss, sub: 'a' })}.c2ln` } });
+  try {
+    assert.deepEqual(source.authenticator.issuers, ['https://127.0.0.1:1', 'https://127.0.0.1:2']);
+    for (const iss of ['https://127.0.0.1:1', 'https://127.0.0.1:2']) assert.deepEqual(await source.authenticator.authenticate(bearer(iss)), { kind: 'error', message: 'oidc: authenticator not initialized' });
+    assert.deepEqual(await source.authenticator.authenticate(bearer('https://127.0.0.1:3')), { kind: 'none' });
+    assert.deepEqual(await source.authenticator.authenticate({ headers: { authorization: 'Bearer not-a-jwt' } }), { kind: 'none' });
+    assert.deepEqual(await source.authenticator.authenticate({ headers: {} }), { kind: 'none' });
+  } finally {
+    source.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
