@@ -28,9 +28,21 @@ export class AuthenticationSetupError extends Error {
 }
 
 export async function buildExternalAuthenticators(config: ServerConfig, logger: Logger, metrics: AuthnMetrics): Promise<ExternalAuthenticators> {
+  const closers: (() => void)[] = [];
+  try {
+    const out = await build(config, logger, metrics, closers);
+    out.close = () => closers.forEach((c) => c());
+    return out;
+  } catch (err) {
+    // A later authenticator failed (a broken webhook kubeconfig): the issuers and watches started before stop.
+    closers.forEach((c) => c());
+    throw err;
+  }
+}
+
+async function build(config: ServerConfig, logger: Logger, metrics: AuthnMetrics, closers: (() => void)[]): Promise<ExternalAuthenticators> {
   const a = config.authentication;
   const out: ExternalAuthenticators = { authenticators: [], healthChecks: [], close: () => undefined };
-  const closers: (() => void)[] = [];
   const jwtLogger = logger.child({ component: 'jwt-authenticator' });
   if (a.oidc) {
     const { oidcFlagsToJwtAuthenticator, validateJwtAuthenticator, ALL_SIGNING_ALGS, FieldPath } = await import('../auth/jwt/jwt-config.js');
@@ -90,6 +102,5 @@ export async function buildExternalAuthenticators(config: ServerConfig, logger: 
     out.authenticators.push(webhook);
     closers.push(() => webhook.close());
   }
-  out.close = () => closers.forEach((c) => c());
   return out;
 }

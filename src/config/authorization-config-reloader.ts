@@ -1,7 +1,8 @@
 // The authorizer of --authorization-config, re-built when the file changes (kube's reloading
 // authorizer): the contents are compared every second; a new valid file (its webhooks'
 // kubeconfigs loaded) replaces the chain for the next request, while requests under way finish
-// with the chain they began with. A broken file keeps the last good chain, is logged once, and
+// with the chain they began with, and the replaced chain's webhook connections are closed as
+// those requests end. A broken file keeps the last good chain, is logged once, and
 // is reported by health() (the `authorization-config` readiness check) until fixed. Each reload
 // is counted as kube counts them (success / failure).
 
@@ -20,7 +21,7 @@ export interface ReloadingAuthorizer {
 /** Loads the file now (a broken file at start throws) and follows it. */
 export async function loadAuthorizationConfig(o: {
   path: string;
-  build: (specs: AuthorizerSpec[]) => Promise<Authorizer>;
+  build: (specs: AuthorizerSpec[]) => Promise<Authorizer & { close(): void }>;
   logger: Logger;
   onReload?: (status: 'success' | 'failure') => void;
   pollMs?: number;
@@ -29,8 +30,9 @@ export async function loadAuthorizationConfig(o: {
   let current = await o.build(await parseAuthorizationConfiguration(text, o.path));
   let problem = '';
   let busy = false;
+  let closed = false;
   const check = async (): Promise<void> => {
-    if (busy) return;
+    if (busy || closed) return;
     busy = true;
     try {
       let next: string;
@@ -44,12 +46,17 @@ export async function loadAuthorizationConfig(o: {
       }
       if (next === text) return;
       text = next;
+      let built: Authorizer & { close(): void };
       try {
-        current = await o.build(await parseAuthorizationConfiguration(next, o.path));
+        built = await o.build(await parseAuthorizationConfiguration(next, o.path));
       } catch (err) {
         fail(`authorization configuration file ${o.path} is invalid, keeping the last good configuration: ${(err as Error).message}`);
         return;
       }
+      if (closed) return built.close(); // closed while it was being built
+      const replaced = current;
+      current = built;
+      replaced.close();
       problem = '';
       o.onReload?.('success');
       o.logger.info({ path: o.path }, 'authorization configuration reloaded');
@@ -70,6 +77,10 @@ export async function loadAuthorizationConfig(o: {
       rulesFor: (user, namespace) => current.rulesFor(user, namespace),
     },
     health: () => problem,
-    close: () => clearInterval(timer),
+    close() {
+      closed = true;
+      clearInterval(timer);
+      current.close();
+    },
   };
 }

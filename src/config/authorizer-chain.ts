@@ -35,16 +35,35 @@ export interface Authorization {
 
 /** The server's authorization: the flags' fixed chain, or the chain of --authorization-config, followed as the file changes. */
 export async function buildAuthorization(config: AuthorizationConfig, i: Omit<ChainInputs, 'authorizers'>): Promise<Authorization> {
-  const chainOf = (authorizers: AuthorizerSpec[]): Promise<Authorizer> => buildAuthorizerChain({ ...i, authorizers });
-  if (config.kind === 'modes') return { authorizer: await chainOf(authorizersFromFlags(config.modes, config.webhook)), close: () => {} };
+  const chainOf = (authorizers: AuthorizerSpec[]): Promise<AuthorizerChain> => buildAuthorizerChain({ ...i, authorizers });
+  if (config.kind === 'modes') {
+    const chain = await chainOf(authorizersFromFlags(config.modes, config.webhook));
+    return { authorizer: chain, close: () => chain.close() };
+  }
   const file = await loadAuthorizationConfig({ path: config.path, build: chainOf, logger: i.logger, onReload: (status) => i.observer.configReload(status) });
   return { authorizer: file.authorizer, configProblem: file.health, close: file.close };
 }
 
-export async function buildAuthorizerChain(i: ChainInputs): Promise<Authorizer> {
+/** A chain, and the release of what its webhooks hold (their kept-alive connections). */
+export interface AuthorizerChain extends Authorizer {
+  close(): void;
+}
+
+export async function buildAuthorizerChain(i: ChainInputs): Promise<AuthorizerChain> {
   const chain: Authorizer[] = [privilegedGroupsAuthorizer(['system:masters'])];
-  for (const spec of i.authorizers) chain.push(instrumentedAuthorizer(spec.type, spec.name, await authorizerFor(spec, i), i.observer));
-  return unionAuthorizer(chain);
+  const webhooks: WebhookAuthorizer[] = [];
+  const close = (): void => webhooks.forEach((w) => w.close());
+  try {
+    for (const spec of i.authorizers) {
+      const a = await authorizerFor(spec, i);
+      if (a instanceof WebhookAuthorizer) webhooks.push(a);
+      chain.push(instrumentedAuthorizer(spec.type, spec.name, a, i.observer));
+    }
+  } catch (err) {
+    close(); // a later authorizer failed (a broken kubeconfig): the earlier webhooks are let go
+    throw err;
+  }
+  return { ...unionAuthorizer(chain), close };
 }
 
 async function authorizerFor(spec: AuthorizerSpec, i: ChainInputs): Promise<Authorizer> {

@@ -18,7 +18,8 @@ export interface AuthnMetrics {
   webhook: TokenWebhookObserver;
 }
 
-export function createAuthnMetrics(registry: Registry, apiserverId: string): AuthnMetrics {
+/** `apiserverIdHash`: the server's identity as the reload metrics label it (hashLabel of it). */
+export function createAuthnMetrics(registry: Registry, apiserverIdHash: string): AuthnMetrics {
   const registers = [registry];
   const jwtLatency = new Histogram({
     name: 'apiserver_authentication_jwt_authenticator_latency_seconds',
@@ -56,7 +57,7 @@ export function createAuthnMetrics(registry: Registry, apiserverId: string): Aut
     buckets: [0.25, 0.5, 0.7, 1, 1.5, 3, 5, 10],
     registers,
   });
-  const serverHash = hashLabel(apiserverId);
+  const serverHash = apiserverIdHash;
   const issuerHashes = new Map<string, string>();
   const issuerHash = (issuer: string): string => {
     let h = issuerHashes.get(issuer);

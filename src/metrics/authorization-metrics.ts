@@ -3,15 +3,14 @@
 // opinion", and match-condition errors, exclusions and evaluation time. Label values come from
 // the configuration (authorizer types and names) and fixed sets, never from requests.
 
-import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AuthorizationObserver, WebhookResult } from '../auth/authorization-observer.js';
 
 /** component-base's DefBuckets (Prometheus' defaults). */
 const DEF_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export function authorizationMetrics(registry: Registry): AuthorizationObserver {
+/** `apiserverIdHash`: the server's identity as the reload metrics label it (the authentication ones carry the same). */
+export function authorizationMetrics(registry: Registry, apiserverIdHash: string): AuthorizationObserver {
   const registers = [registry];
   const decisionCounts = new Map<string, { labels: { type: string; name: string; decision: string }; n: number }>();
   new Counter({
@@ -58,8 +57,7 @@ export function authorizationMetrics(registry: Registry): AuthorizationObserver 
     labelNames: ['status', 'apiserver_id_hash'],
     registers,
   });
-  // kube labels reloads with a hash of its apiserver identity; ours is the host's.
-  const idHash = `sha256:${createHash('sha256').update(`platform-apiserver-${hostname()}`).digest('hex')}`;
+  const idHash = apiserverIdHash;
   return {
     configReload(status) {
       reloads.inc({ status, apiserver_id_hash: idHash });

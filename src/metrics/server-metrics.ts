@@ -5,10 +5,11 @@
 // process and Node.js runtime metrics (CPU, memory, file descriptors, GC, event-loop lag).
 // This is the only module that knows prom-client; main wires it, /metrics renders it.
 
+import { hostname } from 'node:os';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { AuditObserver } from '../auth/audit/audit-observer.js';
 import type { AuthenticationObserver, AuthenticationResult } from '../auth/authentication-observer.js';
-import { createAuthnMetrics, type AuthnMetrics } from './authn-metrics.js';
+import { createAuthnMetrics, hashLabel, type AuthnMetrics } from './authn-metrics.js';
 import type { AuthorizationObserver } from '../auth/authorization-observer.js';
 import { authorizationMetrics } from './authorization-metrics.js';
 import { RequestMetrics, type MetricsResource } from './request-metrics.js';
@@ -38,7 +39,7 @@ export interface ServerMetricsOptions {
   /** The resources kept in storage (storage, watch and watch-cache labels). */
   stored: StorageMetricsOptions['resources'];
   countObjects?: StorageMetricsOptions['countObjects'];
-  /** This server's identity, hashed into kube's apiserver_id_hash label. */
+  /** This server's identity, hashed into kube's apiserver_id_hash label (default: one per host). */
   apiserverId?: string;
 }
 
@@ -57,12 +58,14 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
   const auditEvents = new Counter({ name: 'apiserver_audit_event_total', help: 'Counter of audit events generated and sent to the audit backend.', registers });
   const auditErrors = new Counter({ name: 'apiserver_audit_error_total', help: 'Counter of audit events that failed to be audited properly.', labelNames: ['plugin'], registers });
   for (const result of ['success', 'failure', 'error'] as const) attempts.inc({ result }, 0);
+  // One identity for both reload families (authentication and authorization configuration), as in kube.
+  const apiserverIdHash = hashLabel(opts.apiserverId ?? `platform-apiserver-${hostname()}`);
   return {
     requests: new RequestMetrics(registry, opts.resources),
     storage: new StorageMetrics(registry, { resources: opts.stored, countObjects: opts.countObjects }),
     trustBundleExpiry: new TrustBundleExpiryMetrics(registry),
-    authn: createAuthnMetrics(registry, opts.apiserverId ?? 'platform-apiserver'),
-    authorization: authorizationMetrics(registry),
+    authn: createAuthnMetrics(registry, apiserverIdHash),
+    authorization: authorizationMetrics(registry, apiserverIdHash),
     snapshots: new SnapshotMetrics(registry),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {

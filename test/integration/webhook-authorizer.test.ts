@@ -1,10 +1,14 @@
 // The SubjectAccessReview webhook authorizer against a real HTTPS webhook on loopback: the exact
 // bodies kube sends (v1 and v1beta1), the decisions read back, the cache and its TTLs, retries,
-// and a webhook that is slow, down or answers garbage (bounded, never a decision it did not make).
+// a webhook that is slow, down or answers garbage (bounded, never a decision it did not make), and
+// the kept-alive connections let go when a chain is replaced or closed.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import type { AuthorizationAttributes } from '../../src/auth/authorizer.js';
 import type { AuthorizationObserver } from '../../src/auth/authorization-observer.js';
@@ -12,6 +16,9 @@ import { WebhookAuthorizer, type WebhookAuthorizerOptions } from '../../src/auth
 import { loadWebhookTarget } from '../../src/config/webhook-kubeconfig.js';
 import { compileMatchCondition, matchConditions } from '../../src/auth/webhook/match-conditions.js';
 import { startSarWebhook, type SarWebhook } from '../support/sar-webhook.js';
+import { eventually } from '../support/polling.js';
+import { buildAuthorization } from '../../src/config/authorizer-chain.js';
+import type { RbacPolicy } from '../../src/auth/rbac/rbac-types.js';
 
 const alice = { username: 'alice', uid: 'uid-1', groups: ['devs', 'system:authenticated'], extra: { 'example.com/team': ['a', 'b'] } };
 
@@ -212,5 +219,52 @@ describe('webhook authorizer over HTTPS', () => {
     assert.equal(o.decision, 'no-opinion');
     assert.match(o.error!, /eval result type should be bool/);
     assert.equal(hook.requests.length, 1);
+  });
+});
+
+describe('webhook connections are let go when the authorizer is replaced or closed', () => {
+  let hook: SarWebhook;
+  let dir: string;
+  before(async () => {
+    // Idle connections stay open on the webhook's side: only the client can close them.
+    hook = await startSarWebhook(() => ({ status: { allowed: true } }), { keepIdleConnections: true });
+    dir = mkdtempSync(join(tmpdir(), 'platform-authz-release-'));
+  });
+  after(async () => {
+    await hook.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const fileConfig = (name: string) =>
+    `apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Webhook\n  name: ${name}\n  webhook:\n    timeout: 5s\n    subjectAccessReviewVersion: v1\n    matchConditionSubjectAccessReviewVersion: v1\n    failurePolicy: NoOpinion\n    connectionInfo: {type: KubeConfigFile, kubeConfigFile: ${hook.kubeconfigPath}}\n`;
+  const inputs = { policy: () => ({}) as RbacPolicy, observer: recorder().observer, logger: pino({ level: 'silent' }) };
+  const connectionsDropTo0 = () => eventually(async () => hook.openConnections(), (n) => n === 0, 15_000, 50);
+
+  test('--authorization-config reloaded: the replaced chain closes its kept-alive connection; close() closes the current one', async () => {
+    const path = join(dir, 'authz.yaml');
+    writeFileSync(path, fileConfig('first'));
+    const authz = await buildAuthorization({ kind: 'file', path }, inputs);
+    try {
+      assert.equal((await authz.authorizer.authorize(attrs({ name: 'r1' }))).decision, 'allow');
+      assert.equal(hook.openConnections(), 1, 'the call left a kept-alive connection');
+      writeFileSync(join(dir, 'authz.yaml.tmp'), fileConfig('second'));
+      renameSync(join(dir, 'authz.yaml.tmp'), path);
+      assert.equal(await connectionsDropTo0(), 0, 'the replaced chain let its connection go');
+      assert.equal((await authz.authorizer.authorize(attrs({ name: 'r2' }))).decision, 'allow');
+      assert.equal(hook.openConnections(), 1);
+    } finally {
+      authz.close();
+    }
+    assert.equal(await connectionsDropTo0(), 0, 'close() let the current chain\'s connection go');
+  });
+
+  test('the flags\' webhook chain closes its connection on close()', async () => {
+    const authz = await buildAuthorization(
+      { kind: 'modes', modes: ['Webhook'], webhook: { configFile: hook.kubeconfigPath, version: 'v1', authorizedTtlMs: 0, unauthorizedTtlMs: 0 } },
+      inputs,
+    );
+    assert.equal((await authz.authorizer.authorize(attrs({ name: 'f1' }))).decision, 'allow');
+    assert.equal(hook.openConnections(), 1);
+    authz.close();
+    assert.equal(await connectionsDropTo0(), 0);
   });
 });

@@ -26,16 +26,22 @@ export interface SarWebhook {
   requests: SarRequest[];
   /** Replaced by tests as they go. */
   decide: (review: any) => SarAnswer;
+  /** Connections open to the webhook now (a client's kept-alive ones included). */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
-export async function startSarWebhook(decide: (review: any) => SarAnswer, opts: { token?: string } = {}): Promise<SarWebhook> {
+export async function startSarWebhook(
+  decide: (review: any) => SarAnswer,
+  /** keepIdleConnections: never time out a client's idle kept-alive connection (Node's default closes it after 5 s). */
+  opts: { token?: string; keepIdleConnections?: boolean } = {},
+): Promise<SarWebhook> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-sar-webhook-'));
   const tls = await ensureServingCertificates({ dir, hosts: ['127.0.0.1'] });
   const requests: SarRequest[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const hook: SarWebhook = { url: '', caPem: tls.caCertPem, kubeconfigPath: join(dir, 'webhook.kubeconfig'), requests, decide, close: async () => {} };
+  const hook: SarWebhook = { url: '', caPem: tls.caCertPem, kubeconfigPath: join(dir, 'webhook.kubeconfig'), requests, decide, openConnections: () => sockets.size, close: async () => {} };
   const server = https.createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -63,6 +69,7 @@ export async function startSarWebhook(decide: (review: any) => SarAnswer, opts: 
       answer(hook.decide(json));
     });
   });
+  if (opts.keepIdleConnections) server.keepAliveTimeout = 0;
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));

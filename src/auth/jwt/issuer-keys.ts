@@ -7,6 +7,7 @@
 // Unlike go-oidc, those refetches are rate-limited (one per MIN_REFRESH_INTERVAL_MS), so a
 // stream of tokens naming unknown keys cannot turn into a stream of requests to the issuer. The
 // CA may be replaced while running (a rotated --oidc-ca-file); each fetch uses the CA of its time.
+// close() (server release, or a reload that dropped the issuer) ends the fetches under way.
 
 import http from 'node:http';
 import https from 'node:https';
@@ -42,6 +43,8 @@ export class IssuerKeys {
   private timer?: NodeJS.Timeout;
   private closed = false;
   private caPem: string | undefined;
+  /** Fetches under way: close() ends them rather than leave them to their 30 s timeout. */
+  private readonly requests = new Set<http.ClientRequest>();
 
   constructor(private readonly o: IssuerKeysOptions) {
     this.caPem = o.caPem;
@@ -103,6 +106,7 @@ export class IssuerKeys {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    for (const req of this.requests) req.destroy(new Error('oidc: the authenticator was closed'));
   }
 
   private async fetchAll(): Promise<void> {
@@ -162,6 +166,9 @@ export class IssuerKeys {
       });
       req.on('timeout', () => req.destroy(new Error(`${url}: no answer within ${FETCH_TIMEOUT_MS / 1000}s`)));
       req.on('error', reject);
+      this.requests.add(req);
+      req.on('close', () => this.requests.delete(req));
+      if (this.closed) req.destroy(new Error('oidc: the authenticator was closed'));
     });
   }
 }

@@ -94,6 +94,11 @@ export class JwtAuthenticator implements Authenticator {
   async authenticate(req: AuthRequest): Promise<AuthResult> {
     const token = bearerToken(req);
     if (!token || untrustedIssuer(token) !== this.issuer) return { kind: 'none' };
+    return this.authenticateToken(token);
+  }
+
+  /** Judges a token already known to name this issuer (its unverified `iss`). */
+  async authenticateToken(token: string): Promise<AuthResult> {
     const digest = tokenDigest(token);
     const known = this.verified.get(digest);
     if (known) return { kind: 'user', user: structuredClone(known) };

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from '../../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
 import { parseAuthenticationConfig, type LoadedJwtAuthenticator } from './authentication-config-file.js';
-import { JwtAuthenticator, type JwtAuthenticatorObserver } from './jwt-authenticator.js';
+import { bearerToken, JwtAuthenticator, untrustedIssuer, type JwtAuthenticatorObserver } from './jwt-authenticator.js';
 import { ALL_SIGNING_ALGS } from './jwt-config.js';
 
 export interface AuthenticationConfigObserver extends JwtAuthenticatorObserver {
@@ -27,27 +27,28 @@ export interface JwtSetOptions {
 }
 
 export class JwtAuthenticators implements Authenticator {
-  private current: JwtAuthenticator[] = [];
+  /** The authenticators by issuer URL (in the configuration's order): a token's `iss` is decoded once, not once per issuer. */
+  private byIssuer = new Map<string, JwtAuthenticator>();
 
   constructor(private readonly o: JwtSetOptions, loaded: readonly LoadedJwtAuthenticator[]) {
     this.replace(loaded);
   }
 
   async authenticate(req: AuthRequest): Promise<AuthResult> {
-    for (const a of this.current) {
-      const r = await a.authenticate(req);
-      if (r.kind !== 'none') return r;
-    }
-    return { kind: 'none' };
+    const token = bearerToken(req);
+    const issuer = token ? untrustedIssuer(token) : undefined;
+    const a = issuer === undefined ? undefined : this.byIssuer.get(issuer);
+    return a ? a.authenticateToken(token!) : { kind: 'none' };
   }
 
   get issuers(): string[] {
-    return this.current.map((a) => a.issuer);
+    return [...this.byIssuer.keys()];
   }
 
   /** Swaps in authenticators for `loaded`, reusing the key source of each unchanged issuer. */
   replace(loaded: readonly LoadedJwtAuthenticator[]): void {
-    const previous = new Map(this.current.map((a) => [JwtAuthenticator.keySourceId(a.spec), a]));
+    const current = [...this.byIssuer.values()];
+    const previous = new Map(current.map((a) => [JwtAuthenticator.keySourceId(a.spec), a]));
     const next = loaded.map(
       ({ spec, rules }) =>
         new JwtAuthenticator({
@@ -62,8 +63,8 @@ export class JwtAuthenticators implements Authenticator {
         }),
     );
     const kept = new Set(next.map((a) => a.keys));
-    for (const old of this.current) if (!kept.has(old.keys)) old.close();
-    this.current = next;
+    for (const old of current) if (!kept.has(old.keys)) old.close();
+    this.byIssuer = new Map(next.map((a) => [a.issuer, a]));
   }
 
   /**
@@ -71,12 +72,12 @@ export class JwtAuthenticators implements Authenticator {
    * already fetched stay valid. (A configuration file carries its CA inline and is reloaded whole.)
    */
   setCertificateAuthority(pem: string): void {
-    for (const a of this.current) a.keys.setCertificateAuthority(pem);
+    for (const a of this.byIssuer.values()) a.keys.setCertificateAuthority(pem);
   }
 
   close(): void {
-    for (const a of this.current) a.close();
-    this.current = [];
+    for (const a of this.byIssuer.values()) a.close();
+    this.byIssuer = new Map();
   }
 }
 
@@ -93,7 +94,8 @@ export interface AuthenticationConfigSource {
  * whether it changed (a ConfigMap's atomic symlink swap keeps old timestamps).
  */
 export function loadAuthenticationConfigSource(path: string, disallowedIssuers: readonly string[], o: JwtSetOptions & { pollMs?: number }): AuthenticationConfigSource {
-  let lastText = readFileSync(path, 'utf8');
+  /** The contents last looked at; undefined while the file is unreadable. */
+  let lastText: string | undefined = readFileSync(path, 'utf8');
   const authenticator = new JwtAuthenticators(o, parseAuthenticationConfig(lastText, disallowedIssuers));
   let problem = '';
   const onChange = (): void => {
@@ -101,9 +103,13 @@ export function loadAuthenticationConfigSource(path: string, disallowedIssuers: 
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      if (!problem) o.observer?.configReload?.('failure');
-      problem = `authentication configuration file ${path} is unreadable, keeping the last good configuration: ${(err as Error).message}`;
-      lastText = '';
+      // Logged and counted once per disappearance, not on every look (an invalid file before it was counted already).
+      if (lastText !== undefined) {
+        problem = `authentication configuration file ${path} is unreadable, keeping the last good configuration: ${(err as Error).message}`;
+        o.logger.error({ path }, problem);
+        o.observer?.configReload?.('failure');
+      }
+      lastText = undefined;
       return;
     }
     if (text === lastText) return;

@@ -12,7 +12,7 @@ import type { Logger } from '../../apimachinery/request-context.js';
 import type { AuthorizationObserver, WebhookResult } from '../authorization-observer.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, UserRules } from '../authorizer.js';
 import { parseSarResponse, subjectAccessReviewBody, subjectAccessReviewSpec, type SarStatus, type SarVersion } from './subject-access-review.js';
-import { postJson, WebhookCallError, type WebhookTarget } from './webhook-transport.js';
+import { postJson, releaseTarget, WebhookCallError, type WebhookTarget } from './webhook-transport.js';
 
 export type FailurePolicy = 'NoOpinion' | 'Deny';
 
@@ -97,6 +97,11 @@ export class WebhookAuthorizer implements Authorizer {
 
   async rulesFor(): Promise<UserRules> {
     return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'webhook authorizer does not support user rule resolution' };
+  }
+
+  /** The authorizer is replaced or the server stops: its connections to the webhook close (calls under way finish). */
+  close(): void {
+    releaseTarget(this.o.target);
   }
 
   private onError(message: string): AuthorizationResult {

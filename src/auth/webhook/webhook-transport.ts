@@ -42,6 +42,16 @@ export function goDuration(ms: number): string {
   return `${s}s`;
 }
 
+/**
+ * Lets go of a target whose webhook is no longer asked (its configuration was replaced, or the
+ * server stops): idle kept-alive connections close now, and the ones carrying a call close when
+ * that call ends, so a call under way still finishes.
+ */
+export function releaseTarget(target: WebhookTarget): void {
+  (target.agent as unknown as { keepAlive: boolean }).keepAlive = false;
+  for (const sockets of Object.values(target.agent.freeSockets)) for (const s of sockets ?? []) s.destroy();
+}
+
 export async function postJson(target: WebhookTarget, body: string, timeoutMs: number): Promise<{ statusCode: number; body: string }> {
   const headers = await target.headers();
   const url = new URL(target.url);
