@@ -36,6 +36,8 @@ describe('connection guard', () => {
   before(async () => {
     const { certPem, keyPem } = await makeClientCert(await makeSigningCA(), 'localhost');
     server = http2.createSecureServer({ allowHTTP1: true, cert: certPem, key: keyPem, handshakeTimeout: MS }, (req, res) => {
+      // A watch, as the API server serves one: its (empty) body is never read, the answer streams.
+      if (req.url.startsWith('/watch')) return void res.writeHead(200).write('{}\n');
       // As the API server does, the answer comes once the body is in.
       req.resume();
       req.once('end', () => res.end('ok'));
@@ -143,6 +145,28 @@ describe('connection guard', () => {
       assert.equal(await statusOf(session, '/'), 200);
     } finally {
       session.close();
+    }
+  });
+
+  test('an HTTP/2 watch whose END_STREAM came in a DATA frame after its HEADERS is not cut at the body deadline', async () => {
+    const session = http2.connect(`https://localhost:${port}`, { rejectUnauthorized: false });
+    session.on('error', () => undefined);
+    try {
+      for (const endStream of [true, false]) {
+        const st = session.request({ ':path': '/watch' }, { endStream });
+        if (!endStream) st.end(); // an empty DATA frame that ends the stream, as some clients send
+        st.on('error', () => undefined);
+        st.resume();
+        let closed = false;
+        st.once('close', () => (closed = true));
+        await bounded(new Promise((resolve) => st.once('response', resolve)), BOUND_MS, 'the watch starts');
+        // Well past the body deadline (MS): a late timer can only make this pass, never fail it.
+        await new Promise((resolve) => setTimeout(resolve, 5 * MS));
+        assert.equal(closed, false, `endStream in HEADERS: ${endStream}`);
+        st.close();
+      }
+    } finally {
+      session.destroy();
     }
   });
 });

@@ -137,11 +137,16 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   });
 
   /**
-   * Whether the request's body is all in. An HTTP/2 request whose HEADERS frame ended the stream
-   * (a GET, a watch) has none; Node's `complete` stays false for it until someone reads the empty
-   * body, which for a watch nobody does: without this, every HTTP/2 watch was cut at the request timeout.
+   * Whether the request's body is all in. Node's `complete` stays false until someone reads the
+   * body, which for a watch's empty one nobody does; an HTTP/2 stream that the client has ended
+   * (in its HEADERS frame, or by an empty DATA frame after them, as some clients send a GET) has
+   * its body in all the same: without this, such watches were cut at the request timeout.
    */
-  const bodyComplete = (req: IncomingMessage | Http2ServerRequest): boolean => req.complete || (req.httpVersionMajor !== 1 && (req as Http2ServerRequest).stream.endAfterHeaders);
+  const bodyComplete = (req: IncomingMessage | Http2ServerRequest): boolean => {
+    if (req.complete || req.httpVersionMajor === 1) return req.complete;
+    const stream = (req as Http2ServerRequest).stream;
+    return stream.endAfterHeaders || stream.readableEnded;
+  };
 
   /** Answers 504 to a request whose body is late, then ends its connection (HTTP/2: its stream). */
   const bodyTooSlow = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {

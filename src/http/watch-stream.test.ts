@@ -110,6 +110,22 @@ describe('WatchStream', () => {
     assert.equal(watch.stopped, 1);
   });
 
+  test('an ended watch whose client never takes the rest is reset a minute later', () => {
+    const { res } = setUp({ lifetimeMs: 1000 });
+    mock.timers.tick(1000);
+    assert.equal(res.writableEnded, true);
+    mock.timers.tick(59_999);
+    assert.equal(res.destroyed, false);
+    mock.timers.tick(1);
+    assert.equal(res.destroyed, true);
+
+    const taken = setUp({ lifetimeMs: 1000 });
+    mock.timers.tick(1000);
+    taken.res.emit('close');
+    mock.timers.tick(120_000);
+    assert.equal(taken.res.destroyed, false, 'a response that closed is left alone');
+  });
+
   test('a failed watch sends an ERROR event with its Status, then ends the response', () => {
     const { res, watch, sink } = setUp();
     sink.end(resourceExpired('too old resource version: 1 (5)'));

@@ -129,5 +129,13 @@ export class WatchStream {
     this.res.off('close', this.finish);
     this.watch.stop();
     if (!this.res.writableEnded) this.res.end();
+    // An ended response closes only once the client has taken what is left; an HTTP/2 client
+    // that keeps its flow-control window shut would hold the stream (and its connection, which
+    // is never idle) for ever. It gets as long as a stuck client gets, then the stream is reset.
+    if (!responseClosed(this.res)) {
+      const unread = setTimeout(() => this.res.destroy(), STUCK_CLIENT_MS);
+      (unread as { unref?: () => void }).unref?.();
+      this.res.once('close', () => clearTimeout(unread));
+    }
   };
 }

@@ -24,3 +24,24 @@ test('huge SANs, name constraints and names are judged quickly and never throw',
     assert.deepEqual(validateTrustBundle(toPEM(der)), []);
   }
 });
+
+// Go's pem.Decode rescans the rest of the input for every BEGIN line; done that way here, a
+// bundle of 30,000 BEGIN lines held the event loop for minutes. The bound is a hang guard, far
+// above the milliseconds these take.
+test('a bundle of BEGIN lines is decoded in linear time, with Go’s answers', { timeout: 60_000 }, () => {
+  const begins = '-----BEGIN CERTIFICATE-----\n'.repeat(30_000);
+  const good = toPEM(buildCertificate({ key, extensions: [EXT.basicCA()] }));
+  // No END anywhere: no block at all.
+  assert.deepEqual(
+    validateTrustBundle(begins).map((e) => [e.field, e.detail]),
+    [['spec.trustBundle', 'at least one trust anchor must be provided']],
+  );
+  // Every BEGIN line is a candidate whose text runs to the one END, and fails as base64, until
+  // the last one, which is the good certificate.
+  assert.deepEqual(validateTrustBundle(begins + good), []);
+  // A line of spaces ends the type line.
+  assert.deepEqual(
+    validateTrustBundle(`-----BEGIN ${' '.repeat(800_000)}x\n`).map((e) => e.field),
+    ['spec.trustBundle'],
+  );
+});
