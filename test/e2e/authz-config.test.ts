@@ -9,18 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './harness.js';
 import { startSarWebhook, type SarWebhook } from '../support/sar-webhook.js';
+import { waitUntil } from '../support/polling.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const CTB = '/apis/certificates.platform.io/v1beta1/clustertrustbundles';
-
-async function eventually(what: string, probe: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  assert.fail(`${what}: not within ${ms} ms`);
-}
 
 describe('--authorization-config', () => {
   let hook: SarWebhook;
@@ -87,15 +79,15 @@ ${extra}`;
 
   test('the file is re-read when it changes; a broken one keeps the last good chain and fails /readyz', async () => {
     writeConfig(`apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: RBAC, name: rbac}\n`);
-    await eventually('the new chain (RBAC alone) is in force', async () => (await server.request('GET', `${SC}/none`, { token: 'alice-token' })).status === 403);
+    await waitUntil('the new chain (RBAC alone) is in force', async () => (await server.request('GET', `${SC}/none`, { token: 'alice-token' })).status === 403);
     writeConfig(config('Deny').replace('timeout: 1s', 'timeout: 1m'));
-    await eventually('/readyz fails naming the check', async () => {
+    await waitUntil('/readyz fails naming the check', async () => {
       const r = await server.request('GET', '/readyz?verbose', { anonymous: true });
       return r.status === 500 && r.text.includes('[-]authorization-config failed');
     });
     assert.equal((await server.request('GET', `${SC}/none`, { token: 'alice-token' })).status, 403, 'the last good chain still decides');
     writeConfig(config('NoOpinion'));
-    await eventually('the fixed file is in force', async () => (await server.request('GET', `${SC}/none`, { token: 'alice-token' })).status === 404);
+    await waitUntil('the fixed file is in force', async () => (await server.request('GET', `${SC}/none`, { token: 'alice-token' })).status === 404);
     assert.equal((await server.request('GET', '/readyz', { anonymous: true })).status, 200);
     const m = (await server.request('GET', '/metrics')).text;
     assert.match(m, /^apiserver_authorization_config_controller_automatic_reloads_total\{status="success",apiserver_id_hash="sha256:[0-9a-f]{64}"\} 2$/m);

@@ -18,6 +18,7 @@ import { ensureServingCertificates } from '../../src/config/certificates.js';
 import { makeCACert, makeClientCert, makeSigningCA } from '../fixtures/certs.js';
 import { startServer, type TestServer } from './harness.js';
 import { SecretVolume } from '../support/secret-volume.js';
+import { waitUntil } from '../support/polling.js';
 
 const CTB = '/apis/certificates.platform.io/v1beta1/clustertrustbundles';
 
@@ -45,15 +46,6 @@ function handshake(port: number, opts: tls.ConnectionOptions = {}): Promise<Hand
 }
 
 /** Polls `probe` until it returns true, for at most `ms` (a loaded machine may be slow to notice). */
-async function eventually(what: string, probe: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  assert.fail(`${what}: not within ${ms} ms`);
-}
-
 describe('serving certificates and client CA follow their files', () => {
   let server: TestServer;
   let dir: string;
@@ -146,17 +138,17 @@ describe('serving certificates and client CA follow their files', () => {
     h2Watch.on('error', () => {});
     let h2Status = 0;
     h2Watch.on('response', (headers) => (h2Status = Number(headers[':status'])));
-    await eventually('the watches are open', async () => watchSocket !== undefined && h2Status === 200);
+    await waitUntil('the watches are open', async () => watchSocket !== undefined && h2Status === 200);
     try {
       const second = await newPair();
       serving.publish({ 'tls.crt': second.certPem, 'tls.key': second.keyPem });
-      await eventually('a new connection gets the new certificate', async () => (await handshake(server.port)).fingerprint === second.fingerprint);
+      await waitUntil('a new connection gets the new certificate', async () => (await handshake(server.port)).fingerprint === second.fingerprint);
       // The watch is still open on the old certificate and still delivers events.
       assert.equal(watchSocket!.getPeerX509Certificate()?.fingerprint256, pairs[0]!.fingerprint);
       const created = await request('POST', CTB, { body: { metadata: { name: 'after-rotation' }, spec: { trustBundle: (await makeCACert()).pem } } });
       assert.equal(created.status, 201, JSON.stringify(created.json));
-      await eventually('the old watch sees the new object', async () => events.some((e) => e.includes('"after-rotation"')));
-      await eventually('the old HTTP/2 watch too', async () => h2Events.some((e) => e.includes('"after-rotation"')));
+      await waitUntil('the old watch sees the new object', async () => events.some((e) => e.includes('"after-rotation"')));
+      await waitUntil('the old HTTP/2 watch too', async () => h2Events.some((e) => e.includes('"after-rotation"')));
       assert.equal((await request('GET', '/readyz')).status, 200);
     } finally {
       watch.destroy();
@@ -170,7 +162,7 @@ describe('serving certificates and client CA follow their files', () => {
     const other = await newPair();
     // A certificate with a key that is not its own.
     serving.publish({ 'tls.crt': other.certPem, 'tls.key': good.keyPem });
-    await eventually('/readyz fails, naming the check', async () => {
+    await waitUntil('/readyz fails, naming the check', async () => {
       const r = await request('GET', '/readyz?verbose', { token: null });
       return r.status === 500 && String(r.json).includes('[-]serving-cert failed');
     });
@@ -180,8 +172,8 @@ describe('serving certificates and client CA follow their files', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal((await handshake(server.port)).fingerprint, good.fingerprint);
     serving.publish({ 'tls.crt': other.certPem, 'tls.key': other.keyPem });
-    await eventually('the fixed pair is served', async () => (await handshake(server.port)).fingerprint === other.fingerprint);
-    await eventually('/readyz passes again', async () => (await request('GET', '/readyz', { token: null })).status === 200);
+    await waitUntil('the fixed pair is served', async () => (await handshake(server.port)).fingerprint === other.fingerprint);
+    await waitUntil('/readyz passes again', async () => (await request('GET', '/readyz', { token: null })).status === 200);
   });
 
   test('a rotated client CA: certificates of the new CA authenticate, those of the old one no longer do', async () => {
@@ -191,21 +183,21 @@ describe('serving certificates and client CA follow their files', () => {
     const nina = await makeClientCert(newCA, 'nina', ['ops']);
     const whoami = (cert: { certPem: string; keyPem: string }) => request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { cert, token: null, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
     clientCA.publish({ 'ca.crt': oldCA.pem });
-    await eventually('the old CA is trusted', async () => (await whoami(carl)).status === 201);
+    await waitUntil('the old CA is trusted', async () => (await whoami(carl)).status === 201);
     assert.equal((await whoami(carl)).json.status.userInfo.username, 'carl');
     assert.equal((await whoami(nina)).status, 401);
     clientCA.publish({ 'ca.crt': newCA.pem });
-    await eventually('the new CA is trusted', async () => (await whoami(nina)).status === 201);
+    await waitUntil('the new CA is trusted', async () => (await whoami(nina)).status === 201);
     assert.equal((await whoami(carl)).status, 401);
     // A broken bundle keeps the last good one and fails /readyz.
     clientCA.publish({ 'ca.crt': 'not a certificate' });
-    await eventually('/readyz fails, naming the check', async () => {
+    await waitUntil('/readyz fails, naming the check', async () => {
       const r = await request('GET', '/readyz?verbose', { token: null });
       return r.status === 500 && String(r.json).includes('[-]client-ca-bundle failed');
     });
     assert.equal((await whoami(nina)).status, 201);
     clientCA.publish({ 'ca.crt': newCA.pem });
-    await eventually('/readyz passes again', async () => (await request('GET', '/readyz', { token: null })).status === 200);
+    await waitUntil('/readyz passes again', async () => (await request('GET', '/readyz', { token: null })).status === 200);
   });
 });
 

@@ -19,3 +19,13 @@ export async function eventually<T>(fn: () => Promise<T>, done: (t: T) => boolea
   }
   return last;
 }
+
+/** Polls `probe` every 200 ms until it holds; fails the test naming `what` after `ms`. */
+export async function waitUntil(what: string, probe: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await sleep(200);
+  }
+  throw new Error(`${what}: not within ${ms} ms`);
+}
