@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../apimachinery/request-context.js';
 import { internal, isStatusError, requestEntityTooLarge, type Status, type StatusError } from '../apimachinery/status-error.js';
+import { isPretty, parseGoQuery } from './query-values.js';
 import { writeStatus } from './response-writer.js';
 
 interface FrameworkError {
@@ -39,5 +40,7 @@ export function renderError(req: FastifyRequest, reply: FastifyReply, err: unkno
   // has no such header (Node warns about it): the stream alone ends.
   if (req.raw.httpVersionMajor !== 1) reply.removeHeader('connection');
   else if (status.code === 413) reply.header('Connection', 'close');
-  writeStatus(reply, status, { pretty: false });
+  // Errors are indented as kube indents every negotiated answer: `?pretty`, or a person's user agent.
+  const q = req.url.indexOf('?');
+  writeStatus(reply, status, { pretty: isPretty(parseGoQuery(q < 0 ? '' : req.url.slice(q + 1)), req.headers['user-agent']) });
 }

@@ -210,6 +210,11 @@ describe('query parameters as kube reads them', () => {
       const r = await server.request('GET', `${SC}/qp-a?${q}`, { headers });
       assert.equal(r.status, 200, r.text);
       assert.equal(indented(r.text), want, `${q} ${JSON.stringify(headers)}`);
+      // An error Status is negotiated the same way (kube's ErrorNegotiated).
+      const missing = await server.request('GET', `${SC}/qp-missing?${q}`, { headers });
+      assert.equal(missing.status, 404, missing.text);
+      assert.equal(missing.json.reason, 'NotFound');
+      assert.equal(indented(missing.text), want, `404 with ${q} ${JSON.stringify(headers)}`);
     }
   });
 });
