@@ -2,7 +2,8 @@
 // flags, converted to one structured JWT authenticator as kube 1.33 does, or from
 // --authentication-config) and the token webhook. Their modules (jose, the CEL evaluator) are
 // imported only when configured, so a server without them starts as fast as before.
-// --oidc-ca-file is followed as it changes (oidc-ca-file.ts).
+// --oidc-ca-file (oidc-ca-file.ts) and --authentication-config are followed as they change, both
+// through the one file follower (file-follow.ts).
 
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../apimachinery/request-context.js';
@@ -10,6 +11,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { HealthCheck } from '../http/health.js';
 import type { AuthnMetrics } from '../metrics/authn-metrics.js';
 import type { ServerConfig } from './flags.js';
+import { followFiles } from './file-follow.js';
 import { watchOidcCAFile } from './oidc-ca-file.js';
 
 export interface ExternalAuthenticators {
@@ -74,7 +76,11 @@ async function build(config: ServerConfig, logger: Logger, metrics: AuthnMetrics
     const { loadAuthenticationConfigSource } = await import('../auth/jwt/jwt-authenticators.js');
     let source: ReturnType<typeof loadAuthenticationConfigSource>;
     try {
-      source = loadAuthenticationConfigSource(path, config.serviceAccountIssuers, { logger: jwtLogger, observer: metrics.jwt });
+      source = loadAuthenticationConfigSource(path, config.serviceAccountIssuers, {
+        logger: jwtLogger,
+        observer: metrics.jwt,
+        changes: (onChange) => followFiles({ paths: [path], onChange }),
+      });
     } catch (err) {
       throw new AuthenticationSetupError(`failed to load authentication configuration from file "${path}": ${(err as Error).message}`);
     }

@@ -1,5 +1,6 @@
 // The authorizer of --authorization-config, re-built when the file changes (kube's reloading
-// authorizer): the contents are compared every second; a new valid file (its webhooks'
+// authorizer): the contents are compared whenever the file follower (file-follow.ts) sees the
+// file's directory change, and on its periodic check; a new valid file (its webhooks'
 // kubeconfigs loaded) replaces the chain for the next request, while requests under way finish
 // with the chain they began with, and the replaced chain's webhook connections are closed as
 // those requests end. A broken file keeps the last good chain, is logged once, and
@@ -10,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from '../apimachinery/request-context.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import { parseAuthorizationConfiguration, type AuthorizerSpec } from './authorization-config-file.js';
+import { followFiles } from './file-follow.js';
 
 export interface ReloadingAuthorizer {
   authorizer: Authorizer;
@@ -30,9 +32,15 @@ export async function loadAuthorizationConfig(o: {
   let current = await o.build(await parseAuthorizationConfiguration(text, o.path));
   let problem = '';
   let busy = false;
+  /** A change was reported while a reload was being built: look again when it is done. */
+  let again = false;
   let closed = false;
   const check = async (): Promise<void> => {
-    if (busy || closed) return;
+    if (closed) return;
+    if (busy) {
+      again = true;
+      return;
+    }
     busy = true;
     try {
       let next: string;
@@ -62,6 +70,10 @@ export async function loadAuthorizationConfig(o: {
       o.logger.info({ path: o.path }, 'authorization configuration reloaded');
     } finally {
       busy = false;
+      if (again) {
+        again = false;
+        void check();
+      }
     }
   };
   const fail = (message: string): void => {
@@ -69,8 +81,7 @@ export async function loadAuthorizationConfig(o: {
     problem = message;
     o.onReload?.('failure');
   };
-  const timer = setInterval(() => void check(), o.pollMs ?? 1000);
-  timer.unref();
+  const followed = followFiles({ paths: [o.path], onChange: () => void check(), pollMs: o.pollMs });
   return {
     authorizer: {
       authorize: (attrs) => current.authorize(attrs),
@@ -79,7 +90,7 @@ export async function loadAuthorizationConfig(o: {
     health: () => problem,
     close() {
       closed = true;
-      clearInterval(timer);
+      followed.close();
       current.close();
     },
   };

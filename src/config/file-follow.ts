@@ -1,5 +1,6 @@
 // Noticing that files given on the command line changed, for the material that is re-read without
-// a restart (serving certificate and key, client CA, OIDC CA). fs.watch on the files' directories
+// a restart (serving certificate and key, client CA, OIDC CA, --authentication-config,
+// --authorization-config): the one mechanism for all of them. fs.watch on the files' directories
 // sees a Kubernetes secret or ConfigMap volume swap its `..data` symlink (an atomic rename in
 // that directory, which a watch on the file itself would miss); a bounded periodic call covers
 // file systems that report nothing. Bursts of events are coalesced. The caller compares contents

@@ -10,6 +10,11 @@ import { pino } from 'pino';
 import { loadAuthenticationConfigSource } from './jwt-authenticators.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A change source that calls every 10 ms (the server's is the file follower; contents decide either way). */
+const everyTenMs = (onChange: () => void) => {
+  const t = setInterval(onChange, 10);
+  return { close: () => clearInterval(t) };
+};
 const GOOD = 'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt: []\n';
 
 test('an invalid file, then a missing one, then a good one: each change logged and counted once', async () => {
@@ -19,7 +24,7 @@ test('an invalid file, then a missing one, then a good one: each change logged a
   const reloads: string[] = [];
   const errors: string[] = [];
   const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
-  const source = loadAuthenticationConfigSource(path, [], { logger, observer: { attempt: () => {}, configReload: (r) => reloads.push(r) }, pollMs: 10 });
+  const source = loadAuthenticationConfigSource(path, [], { logger, observer: { attempt: () => {}, configReload: (r) => reloads.push(r) }, changes: everyTenMs });
   // Each step waits until the poll has seen it (bounded), then a few more polls that must change nothing.
   const settle = async (done: () => boolean) => {
     for (let i = 0; i < 500 && !done(); i++) await sleep(10);
@@ -52,7 +57,7 @@ test("a token goes to the authenticator of the issuer it names, a token naming n
   // Issuers on a closed loopback port: never ready, so a token that reaches one is told so.
   const issuer = (port: number) => `- issuer: {url: "https://127.0.0.1:${port}", audiences: [x]}\n  claimMappings: {username: {claim: sub, prefix: ""}}\n`;
   writeFileSync(path, `${GOOD.replace('jwt: []\n', 'jwt:\n')}${issuer(1)}${issuer(2)}`);
-  const source = loadAuthenticationConfigSource(path, [], { logger: pino({ level: 'silent' }), initRetryMs: 60_000 });
+  const source = loadAuthenticationConfigSource(path, [], { logger: pino({ level: 'silent' }), initRetryMs: 60_000, changes: () => ({ close: () => {} }) });
   const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
   const bearer = (iss: string) => ({ headers: { authorization: `Bearer ${b64({ alg: 'RS256' })}.${b64({ iss, sub: 'a' })}.c2ln` } });
   try {

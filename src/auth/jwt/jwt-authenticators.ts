@@ -1,7 +1,8 @@
 // The JWT authenticators, from the --oidc-* flags (one) or --authentication-config (several), as
 // one authenticator: the one whose issuer a token names judges it (kube's fail-on-error union;
-// issuers are unique, so at most one claims a token). With a file, the file is re-read when its
-// contents change: a valid new file replaces the authenticators (an issuer whose URL, discovery
+// issuers are unique, so at most one claims a token). With a file, the file is re-read when the
+// caller's change source (the composition root's file follower) says it may have changed and its
+// contents differ: a valid new file replaces the authenticators (an issuer whose URL, discovery
 // URL and CA are unchanged keeps its fetched keys); a broken one keeps the last good set, is
 // logged and counted, and reported by health() until fixed, as the RBAC policy file is.
 
@@ -81,6 +82,12 @@ export class JwtAuthenticators implements Authenticator {
   }
 }
 
+/**
+ * Tells `onChange` when the file may have changed (a spurious call is harmless: contents decide);
+ * injected by the composition root, which owns file watching. `close` stops the calls.
+ */
+export type FileChanges = (onChange: () => void) => { close(): void };
+
 export interface AuthenticationConfigSource {
   authenticator: JwtAuthenticators;
   /** '' while the file in force is the file on disk; otherwise why the file on disk is ignored. */
@@ -90,10 +97,10 @@ export interface AuthenticationConfigSource {
 
 /**
  * Loads --authentication-config now (a broken file at start-up throws: the server does not
- * start) and polls it for changes every `pollMs`. Contents, not modification times, decide
+ * start) and re-reads it whenever `changes` calls. Contents, not modification times, decide
  * whether it changed (a ConfigMap's atomic symlink swap keeps old timestamps).
  */
-export function loadAuthenticationConfigSource(path: string, disallowedIssuers: readonly string[], o: JwtSetOptions & { pollMs?: number }): AuthenticationConfigSource {
+export function loadAuthenticationConfigSource(path: string, disallowedIssuers: readonly string[], o: JwtSetOptions & { changes: FileChanges }): AuthenticationConfigSource {
   /** The contents last looked at; undefined while the file is unreadable. */
   let lastText: string | undefined = readFileSync(path, 'utf8');
   const authenticator = new JwtAuthenticators(o, parseAuthenticationConfig(lastText, disallowedIssuers));
@@ -125,13 +132,12 @@ export function loadAuthenticationConfigSource(path: string, disallowedIssuers: 
       o.observer?.configReload?.('failure');
     }
   };
-  const timer = setInterval(onChange, o.pollMs ?? 1000);
-  timer.unref();
+  const followed = o.changes(onChange);
   return {
     authenticator,
     health: () => problem,
     close() {
-      clearInterval(timer);
+      followed.close();
       authenticator.close();
     },
   };
