@@ -3,6 +3,7 @@
 // snapshots and the HTTPS server. src/main.ts and the tests' in-process server both call it, so
 // a test exercises exactly the wiring the binary runs; listening and stopping stay with the caller.
 
+import { followFiles } from './file-follow.js';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AdmissionPlugin } from '../apimachinery/admission.js';
@@ -250,7 +251,7 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
   caches = await startCaches(config, storage, logger, metrics.storage);
   phase('watch caches filled');
   const snapshots = startSnapshots(config, logger, metrics.snapshots);
-  const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }));
+  const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }), (onChange) => followFiles({ paths: [config.authorizationPolicyFile!], onChange }));
   // system:masters may do everything, then the configured modes in order (RBAC by default: the
   // bootstrap roles apply to everyone, and the policy file adds to them).
   const authorization = await buildAuthorization(config.authorization, { policy: policy.current, observer: metrics.authorization, logger: logger.child({ component: 'authorization' }) });

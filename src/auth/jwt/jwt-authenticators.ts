@@ -6,6 +6,7 @@
 // URL and CA are unchanged keeps its fetched keys); a broken one keeps the last good set, is
 // logged and counted, and reported by health() until fixed, as the RBAC policy file is.
 
+import type { FileChanges } from '../file-changes.js';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
@@ -82,11 +83,6 @@ export class JwtAuthenticators implements Authenticator {
   }
 }
 
-/**
- * Tells `onChange` when the file may have changed (a spurious call is harmless: contents decide);
- * injected by the composition root, which owns file watching. `close` stops the calls.
- */
-export type FileChanges = (onChange: () => void) => { close(): void };
 
 export interface AuthenticationConfigSource {
   authenticator: JwtAuthenticators;

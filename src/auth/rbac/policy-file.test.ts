@@ -60,7 +60,10 @@ describe('authorization policy file', () => {
     const file = join(dir, 'policy.yaml');
     try {
       writeFileSync(file, POLICY);
-      const source = loadPolicySource(file, silentLogger, 20);
+      const source = loadPolicySource(file, silentLogger, (onChange) => {
+        const timer = setInterval(onChange, 20);
+        return { close: () => clearInterval(timer) };
+      });
       try {
         assert.ok(source.current().clusterRoles.has('cidr-reader'));
         assert.ok(source.current().clusterRoles.has('system:discovery'), 'bootstrap roles are always present');

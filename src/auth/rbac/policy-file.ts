@@ -2,6 +2,7 @@
 // ClusterRole, ClusterRoleBinding, Role, RoleBinding) and reloads it when it changes.
 // A broken file keeps the last good policy; the error is logged and reported by health().
 
+import type { FileChanges } from '../file-changes.js';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { Logger } from '../../apimachinery/request-context.js';
@@ -120,8 +121,11 @@ export interface PolicySource {
   close(): void;
 }
 
-/** Without a file: the bootstrap policy alone. With one: loaded now (a broken file at start throws) and re-read when its contents change. */
-export function loadPolicySource(path: string | undefined, logger: Logger, pollMs = 1000): PolicySource {
+/**
+ * Without a file: the bootstrap policy alone. With one: loaded now (a broken file at start throws)
+ * and re-read when `changes` says it may have changed and its contents did.
+ */
+export function loadPolicySource(path: string | undefined, logger: Logger, changes: FileChanges): PolicySource {
   let policy = withBootstrapPolicy(emptyPolicy());
   let problem = '';
   if (!path) return { current: () => policy, health: () => '', close: () => {} };
@@ -150,7 +154,6 @@ export function loadPolicySource(path: string | undefined, logger: Logger, pollM
       logger.error({ path }, problem);
     }
   };
-  const timer = setInterval(onChange, pollMs);
-  timer.unref();
-  return { current: () => policy, health: () => problem, close: () => clearInterval(timer) };
+  const followed = changes(onChange);
+  return { current: () => policy, health: () => problem, close: () => followed.close() };
 }
