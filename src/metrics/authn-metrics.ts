@@ -6,7 +6,8 @@
 // webhook authenticator records them with (apiserver_delegated_authn_request_{total,duration_seconds}).
 
 import { createHash } from 'node:crypto';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { configReloadMetrics } from './config-reload-metrics.js';
 import type { AuthenticationConfigObserver } from '../auth/jwt/jwt-authenticators.js';
 import type { TokenWebhookObserver } from '../auth/webhook/token-webhook-authenticator.js';
 
@@ -28,18 +29,7 @@ export function createAuthnMetrics(registry: Registry, apiserverIdHash: string):
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  const reloads = new Counter({
-    name: 'apiserver_authentication_config_controller_automatic_reloads_total',
-    help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
-    labelNames: ['status', 'apiserver_id_hash'],
-    registers,
-  });
-  const lastReload = new Gauge({
-    name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
-    help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
-    labelNames: ['status', 'apiserver_id_hash'],
-    registers,
-  });
+  const configReload = configReloadMetrics(registry, 'authentication', apiserverIdHash);
   const cacheRequests = new Counter({ name: 'authentication_token_cache_request_total', help: 'Token cache lookups of the token webhook, by hit or miss.', labelNames: ['status'], registers });
   const cacheDuration = new Histogram({
     name: 'authentication_token_cache_request_duration_seconds',
@@ -57,7 +47,6 @@ export function createAuthnMetrics(registry: Registry, apiserverIdHash: string):
     buckets: [0.25, 0.5, 0.7, 1, 1.5, 3, 5, 10],
     registers,
   });
-  const serverHash = apiserverIdHash;
   const issuerHashes = new Map<string, string>();
   const issuerHash = (issuer: string): string => {
     let h = issuerHashes.get(issuer);
@@ -67,10 +56,7 @@ export function createAuthnMetrics(registry: Registry, apiserverIdHash: string):
   return {
     jwt: {
       attempt: (issuer, result, seconds) => jwtLatency.observe({ result, jwt_issuer_hash: issuerHash(issuer) }, seconds),
-      configReload(status) {
-        reloads.inc({ status, apiserver_id_hash: serverHash });
-        lastReload.set({ status, apiserver_id_hash: serverHash }, Date.now() / 1000);
-      },
+      configReload,
     },
     webhook: {
       request(code, seconds) {

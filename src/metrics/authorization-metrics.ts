@@ -3,7 +3,8 @@
 // opinion", and match-condition errors, exclusions and evaluation time. Label values come from
 // the configuration (authorizer types and names) and fixed sets, never from requests.
 
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { configReloadMetrics } from './config-reload-metrics.js';
 import type { AuthorizationObserver, WebhookResult } from '../auth/authorization-observer.js';
 
 /** component-base's DefBuckets (Prometheus' defaults). */
@@ -45,24 +46,9 @@ export function authorizationMetrics(registry: Registry, apiserverIdHash: string
     buckets: [0.001, 0.005, 0.01, 0.025, 0.1, 0.2, 0.25],
     registers,
   });
-  const reloads = new Counter({
-    name: 'apiserver_authorization_config_controller_automatic_reloads_total',
-    help: 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.',
-    labelNames: ['status', 'apiserver_id_hash'],
-    registers,
-  });
-  const lastReload = new Gauge({
-    name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
-    help: 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.',
-    labelNames: ['status', 'apiserver_id_hash'],
-    registers,
-  });
-  const idHash = apiserverIdHash;
+  const configReload = configReloadMetrics(registry, 'authorization', apiserverIdHash);
   return {
-    configReload(status) {
-      reloads.inc({ status, apiserver_id_hash: idHash });
-      lastReload.set({ status, apiserver_id_hash: idHash }, Date.now() / 1000);
-    },
+    configReload,
     decision(type, name, decision) {
       // Every authorized request counts one: a plain number here, handed to prom-client when
       // scraped (its own inc hashes the labels each time, a microsecond per request).
