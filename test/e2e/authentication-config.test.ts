@@ -10,14 +10,12 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, whoami, type TestServer } from './harness.js';
 import { kubectlFor, writeTokenKubeconfig } from './kubectl.js';
 import { requireTool } from './require-tool.js';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer.js';
 import { eventually } from '../support/polling.js';
 
-const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-const REVIEW = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
 const kubectlBinary = requireTool('kubectl', 'the structured authentication tests run kubectl auth whoami');
 const POLICY = `
 apiVersion: rbac.authorization.k8s.io/v1
@@ -101,13 +99,12 @@ ${indent(gha.caPem, 6)}
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const whoami = (token: string) => server.request('POST', WHOAMI, { token, body: REVIEW });
   const person = (claims: Record<string, unknown> = {}) => dex.token({ sub: 'u-1', email: 'jane@example.com', email_verified: true, groups: ['admins'], tenant: 'acme', ...claims });
   const workflow = (claims: Record<string, unknown> = {}) => gha.token({ sub: 'repo:acme/deploy:ref:refs/heads/main', repository: 'acme/deploy', ref: 'refs/heads/main', ...claims });
   const ready = <T extends { status: number }>(fn: () => Promise<T>) => eventually(fn, (r) => r.status === 201, 20_000, 250);
 
   test('a person from the first issuer: claim and CEL mappings', async () => {
-    const r = await ready(async () => whoami(await person()));
+    const r = await ready(async () => whoami(server, await person()));
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json.status.userInfo, {
       username: 'jane@example.com',
@@ -115,12 +112,12 @@ ${indent(gha.caPem, 6)}
       groups: ['dex:admins', 'system:authenticated'],
       extra: { 'example.com/tenant': ['acme'] },
     });
-    assert.equal((await whoami(await person({ aud: 'kubectl' }))).status, 201, 'MatchAny: any accepted audience');
-    assert.equal((await whoami(await person({ email_verified: undefined }))).status, 201, 'email_verified absent: accepted, as kube');
+    assert.equal((await whoami(server, await person({ aud: 'kubectl' }))).status, 201, 'MatchAny: any accepted audience');
+    assert.equal((await whoami(server, await person({ email_verified: undefined }))).status, 201, 'email_verified absent: accepted, as kube');
   });
 
   test('a workflow from the second issuer (its own discovery URL), with its claim validation rules', async () => {
-    const r = await ready(async () => whoami(await workflow()));
+    const r = await ready(async () => whoami(server, await workflow()));
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json.status.userInfo, { username: 'github:acme/deploy:refs/heads/main', groups: ['ci', 'system:authenticated'] });
   });
@@ -146,7 +143,7 @@ ${indent(gha.caPem, 6)}
       ['expired', await workflow({ exp: Math.floor(Date.now() / 1000) - 5 })],
     ];
     for (const [name, token] of cases) {
-      const r = await whoami(token);
+      const r = await whoami(server, token);
       assert.equal(r.status, 401, `${name}: ${r.status} ${r.text.slice(0, 300)}`);
     }
     assert.doesNotMatch(server.log(), /InternalError/);
@@ -184,11 +181,11 @@ ${indent(gha.caPem, 6)}
     assert.match(failing.text, /authentication configuration file .* is invalid, keeping the last good configuration: jwt\[1\]\.claimValidationRules\[1\]\.expression: Invalid value: "claims\.ref ==": compilation failed/);
     assert.equal((await server.request('GET', '/readyz', { anonymous: true })).status, 500);
     assert.equal((await server.request('GET', '/livez', { anonymous: true })).status, 200, 'liveness is not affected');
-    assert.equal((await whoami(await workflow())).status, 201, 'the last good configuration still applies');
+    assert.equal((await whoami(server, await workflow())).status, 201, 'the last good configuration still applies');
     assert.match((await server.request('GET', '/metrics')).text, /apiserver_authentication_config_controller_automatic_reloads_total\{status="failure",apiserver_id_hash="sha256:[0-9a-f]{64}"\} 1/);
 
     writeFileSync(configPath, config('dex:'));
-    const renamed = await eventually(async () => whoami(await person()), (r) => r.json?.status?.userInfo?.username === 'dex:jane@example.com', 15_000, 200);
+    const renamed = await eventually(async () => whoami(server, await person()), (r) => r.json?.status?.userInfo?.username === 'dex:jane@example.com', 15_000, 200);
     assert.equal(renamed.json.status.userInfo.username, 'dex:jane@example.com');
     assert.equal((await server.request('GET', '/readyz', { anonymous: true })).status, 200);
     const metrics = (await server.request('GET', '/metrics')).text;

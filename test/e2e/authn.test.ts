@@ -9,11 +9,10 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, WHOAMI_PATH, type TestServer } from './harness.js';
 import { makeClientCert, makeSigningCA } from '../fixtures/certs.js';
 
 const ISSUER = 'https://issuer.platform.test';
-const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 
 describe('client certificates and service-account tokens', () => {
   let server: TestServer;
@@ -47,7 +46,7 @@ describe('client certificates and service-account tokens', () => {
           host: url.hostname,
           port: url.port,
           method: 'POST',
-          path: WHOAMI,
+          path: WHOAMI_PATH,
           ca: server.caCertPem,
           cert: opts.cert?.certPem,
           key: opts.cert?.keyPem,

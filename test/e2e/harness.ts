@@ -197,3 +197,11 @@ export function watchEvents(server: TestServer, path: string, count: number, tim
     req.end();
   });
 }
+
+/** Where `kubectl auth whoami` asks: a SelfSubjectReview, answered with the requester's user. */
+export const WHOAMI_PATH = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
+
+/** POSTs a SelfSubjectReview as `token` and returns the answer (bounded: 60 s unless `opts.timeoutMs`). */
+export function whoami(server: Pick<TestServer, 'request'>, token: string, opts: Omit<RequestOptions, 'token' | 'body'> = {}): Promise<HttpResult> {
+  return server.request('POST', WHOAMI_PATH, { timeoutMs: 60_000, ...opts, token, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+}

@@ -10,13 +10,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, whoami, type TestServer } from './harness.js';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer.js';
 import { eventually } from '../support/polling.js';
 import { SecretVolume } from '../support/secret-volume.js';
 
-const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-const REVIEW = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
 
 describe('--oidc-ca-file is re-read when it changes', () => {
   let issuer: OidcIssuer;
@@ -39,12 +37,11 @@ describe('--oidc-ca-file is re-read when it changes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const whoami = (token: string) => server.request('POST', WHOAMI, { token, body: REVIEW });
   const readyz = () => server.request('GET', '/readyz?verbose', { anonymous: true });
 
   test('the issuer reissued from a new CA: refused until the CA file has the new CA, then a new key is fetched and accepted', async () => {
     const first = await issuer.token({ sub: 'alice' });
-    const r0 = await eventually(() => whoami(first), (x) => x.status === 201, 30_000, 300);
+    const r0 = await eventually(() => whoami(server, first), (x) => x.status === 201, 30_000, 300);
     assert.equal(r0.status, 201, r0.text);
     assert.equal(r0.json.status.userInfo.username, 'oidc:alice');
 
@@ -53,13 +50,13 @@ describe('--oidc-ca-file is re-read when it changes', () => {
     const key = await issuer.rotate();
     const rotated = await issuer.token({ sub: 'bob' }, { key });
     const fetchesBefore = issuer.jwksFetches();
-    assert.equal((await whoami(rotated)).status, 401, 'the old CA does not trust the reissued certificate');
+    assert.equal((await whoami(server, rotated)).status, 401, 'the old CA does not trust the reissued certificate');
     assert.equal(issuer.jwksFetches(), fetchesBefore, 'the JWKS fetch failed in the TLS handshake');
-    assert.equal((await whoami(first)).status, 201, 'keys already fetched stay valid');
+    assert.equal((await whoami(server, first)).status, 201, 'keys already fetched stay valid');
 
     volume.publish({ 'ca.crt': newCA });
     // Refetches are rate-limited (one per 5 s); the swap is noticed within about a second.
-    const r = await eventually(() => whoami(rotated), (x) => x.status === 201, 30_000, 500);
+    const r = await eventually(() => whoami(server, rotated), (x) => x.status === 201, 30_000, 500);
     assert.equal(r.status, 201, r.text);
     assert.equal(r.json.status.userInfo.username, 'oidc:bob');
     assert.ok(issuer.jwksFetches() > fetchesBefore, 'the JWKS was fetched over the new TLS');
@@ -69,7 +66,7 @@ describe('--oidc-ca-file is re-read when it changes', () => {
   test('a broken CA file keeps the last good CA and fails /readyz (oidc-ca-file) until fixed', async () => {
     const goodCA = issuer.peer.caPem;
     const known = await issuer.token({ sub: 'carol' });
-    assert.equal((await whoami(known)).status, 201);
+    assert.equal((await whoami(server, known)).status, 201);
 
     volume.publish({ 'ca.crt': '-----BEGIN CERTIFICATE-----\nMIIBhalf-written' });
     const failing = await eventually(readyz, (x) => x.status === 500, 30_000, 200);
@@ -79,11 +76,11 @@ describe('--oidc-ca-file is re-read when it changes', () => {
     assert.equal(detail.status, 500);
     assert.match(detail.text, /OIDC CA file .*ca\.crt is not usable: the bundle holds an incomplete certificate; keeping the last good CA/);
     assert.equal((await server.request('GET', '/livez', { anonymous: true })).status, 200, 'liveness is not affected');
-    assert.equal((await whoami(known)).status, 201, 'tokens already verifiable keep working');
+    assert.equal((await whoami(server, known)).status, 201, 'tokens already verifiable keep working');
     // The last good CA is still the one used: a new key is fetched and trusted.
     const key = await issuer.rotate();
     const fresh = await issuer.token({ sub: 'dave' }, { key });
-    assert.equal((await eventually(() => whoami(fresh), (x) => x.status === 201, 30_000, 500)).status, 201, 'fetches still trust the last good CA');
+    assert.equal((await eventually(() => whoami(server, fresh), (x) => x.status === 201, 30_000, 500)).status, 201, 'fetches still trust the last good CA');
 
     volume.publish({ 'ca.crt': '' });
     const empty = await eventually(() => server.request('GET', '/readyz/oidc-ca-file'), (x) => /no certificate in the bundle/.test(x.text), 30_000, 200);

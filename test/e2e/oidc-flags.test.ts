@@ -10,14 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, whoami, type TestServer } from './harness.js';
 import { kubectlFor, writeTokenKubeconfig } from './kubectl.js';
 import { requireTool } from './require-tool.js';
 import { makeSigningKey, startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer.js';
 import { eventually } from '../support/polling.js';
 
-const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-const REVIEW = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
 const POLICY = `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -71,17 +69,16 @@ describe('OIDC flags', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const whoami = (token: string) => server.request('POST', WHOAMI, { token, body: REVIEW });
   const good = (claims: Record<string, unknown> = {}) => issuer.token({ sub: 'alice', tenant: 'acme', groups: ['platform-admins', 'devs'], ...claims });
 
   test('the issuer down at start-up: 401 until the background discovery succeeds, then the user', async () => {
     const token = await good();
-    const early = await whoami(token);
+    const early = await whoami(server, token);
     assert.equal(early.status, 401, early.text);
     assert.equal(early.json.reason, 'Unauthorized');
     await issuer.peer.setDown(false);
     // kube retries every 10 s.
-    const r = await eventually(() => whoami(token), (x) => x.status === 201, 30_000, 500);
+    const r = await eventually(() => whoami(server, token), (x) => x.status === 201, 30_000, 500);
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json.status.userInfo, {
       // --oidc-username-claim sub (default) without a prefix flag: prefixed with the issuer URL and '#'.
@@ -91,7 +88,7 @@ describe('OIDC flags', () => {
   });
 
   test('a single-string groups claim is one group', async () => {
-    const r = await whoami(await good({ groups: 'solo' }));
+    const r = await whoami(server, await good({ groups: 'solo' }));
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json.status.userInfo.groups, ['oidc:solo', 'system:authenticated']);
   });
@@ -134,14 +131,14 @@ describe('OIDC flags', () => {
       ['a JSON (non-compact) token', JSON.stringify(payload)],
     ];
     for (const [name, token] of cases) {
-      const r = await whoami(token);
+      const r = await whoami(server, token);
       assert.equal(r.status, 401, `${name}: ${r.status} ${r.text.slice(0, 300)}`);
       assert.equal(r.json?.reason, 'Unauthorized', name);
     }
     // A huge token that verifies is a user, as in kube (no size limit below the header limit's).
-    assert.equal((await whoami(await good({ padding: 'x'.repeat(700 * 1024) }))).status, 201);
+    assert.equal((await whoami(server, await good({ padding: 'x'.repeat(700 * 1024) }))).status, 201);
     // Past the header limit a token never reaches authentication: 431, as kube-apiserver answers.
-    const tooBig = await whoami(await good({ padding: 'x'.repeat(1024 * 1024) }));
+    const tooBig = await whoami(server, await good({ padding: 'x'.repeat(1024 * 1024) }));
     assert.equal(tooBig.status, 431);
     assert.doesNotMatch(server.log(), /"statusCode":5\d\d|InternalError/);
   });
@@ -151,18 +148,18 @@ describe('OIDC flags', () => {
     const newKey = await issuer.rotate();
     const token = await issuer.token({ sub: 'alice', tenant: 'acme' }, { key: newKey });
     // Refetches are rate-limited (one per 5 s): a fetch just before may make the first try wait.
-    const r = await eventually(() => whoami(token), (x) => x.status === 201, 20_000, 1000);
+    const r = await eventually(() => whoami(server, token), (x) => x.status === 201, 20_000, 1000);
     assert.equal(r.status, 201, r.text);
     assert.ok(issuer.jwksFetches() > before, 'the JWKS was fetched again');
     // Without a kid, any published key of the token's algorithm may verify it (two RS256 keys now).
     const noKid = await issuer.token({ sub: 'alice', tenant: 'acme' }, { key: issuer.keys[1]!, header: { kid: undefined } });
-    assert.equal((await whoami(noKid)).status, 201);
+    assert.equal((await whoami(server, noKid)).status, 201);
   });
 
   test('unknown kids do not hammer the issuer: refetches are rate-limited', async () => {
     const before = issuer.jwksFetches();
     const stranger = await makeSigningKey();
-    for (let i = 0; i < 20; i++) assert.equal((await whoami(await issuer.token({ sub: `x${i}`, tenant: 'acme' }, { key: stranger }))).status, 401);
+    for (let i = 0; i < 20; i++) assert.equal((await whoami(server, await issuer.token({ sub: `x${i}`, tenant: 'acme' }, { key: stranger }))).status, 401);
     assert.ok(issuer.jwksFetches() - before <= 2, `${issuer.jwksFetches() - before} fetches for 20 tokens`);
   });
 

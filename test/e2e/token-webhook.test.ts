@@ -9,15 +9,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type TestServer } from './harness.js';
+import { startServer, whoami, type TestServer } from './harness.js';
 import { kubectlFor, writeTokenKubeconfig } from './kubectl.js';
 import { requireTool } from './require-tool.js';
 import { makeCACert, makeClientCert, makeSigningCA } from '../fixtures/certs.js';
 import { startHttpsPeer, type HttpsPeer } from '../support/https-peer.js';
 import { eventually } from '../support/polling.js';
 
-const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-const REVIEW = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
 const AUDIENCE = 'https://platform.example';
 const CTB = '/apis/certificates.platform.io/v1beta1/clustertrustbundles';
 const kubectlBinary = requireTool('kubectl', 'the token webhook tests drive kubectl with a webhook token');
@@ -117,11 +115,10 @@ describe('token webhook', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const whoami = (token: string, timeoutMs = 60_000) => server.request('POST', WHOAMI, { token, body: REVIEW, timeoutMs });
   const reviewsOf = (token: string) => reviews.filter((r) => r.spec.token === token).length;
 
   test('the TokenReview is sent as kube sends it, and its user is the user', async () => {
-    const r = await whoami('wh-alice');
+    const r = await whoami(server, 'wh-alice');
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json.status.userInfo, { username: 'alice@corp', uid: 'u-9', groups: ['corp:eng', 'system:authenticated'], extra: { 'corp.example/team': ['blue'] } });
     assert.deepEqual(reviews[0], {
@@ -134,36 +131,36 @@ describe('token webhook', () => {
   });
 
   test("answers are cached for the TTL, authenticated or not; errors are not (kube's token cache)", async () => {
-    await whoami('wh-alice');
+    await whoami(server, 'wh-alice');
     assert.equal(reviewsOf('wh-alice'), 1, 'a success is cached');
-    assert.equal((await whoami('wh-nobody')).status, 401);
-    assert.equal((await whoami('wh-nobody')).status, 401);
+    assert.equal((await whoami(server, 'wh-nobody')).status, 401);
+    assert.equal((await whoami(server, 'wh-nobody')).status, 401);
     assert.equal(reviewsOf('wh-nobody'), 1, 'authenticated: false is cached');
-    assert.equal((await whoami('wh-error')).status, 401);
-    assert.equal((await whoami('wh-error')).status, 401);
+    assert.equal((await whoami(server, 'wh-error')).status, 401);
+    assert.equal((await whoami(server, 'wh-error')).status, 401);
     assert.equal(reviewsOf('wh-error'), 2, 'status.error is not cached');
   });
 
   test('refusals, errors and malformed answers are 401, never a user', async () => {
     for (const token of ['wh-nobody', 'wh-error', 'wh-other-audience', 'wh-groups-string', 'wh-wrong-kind', 'wh-authenticated-string', 'wh-html']) {
-      const r = await whoami(token);
+      const r = await whoami(server, token);
       assert.equal(r.status, 401, `${token}: ${r.text}`);
     }
     const start = Date.now();
-    assert.equal((await whoami('wh-500')).status, 401);
+    assert.equal((await whoami(server, 'wh-500')).status, 401);
     assert.equal(reviewsOf('wh-500'), 5, "a 500 is retried with kube's backoff, 5 attempts in all");
     assert.ok(Date.now() - start < 15_000);
   });
 
   test('a webhook answering garbage, down, or never answering: 401 within kube\'s 30 s timeout, other requests unaffected', async () => {
     webhook.mode = 'garbage';
-    assert.equal((await whoami('wh-garbage-1')).status, 401);
+    assert.equal((await whoami(server, 'wh-garbage-1')).status, 401);
     await webhook.setDown(true);
-    assert.equal((await whoami('wh-down-1')).status, 401);
+    assert.equal((await whoami(server, 'wh-down-1')).status, 401);
     await webhook.setDown(false);
     webhook.mode = 'slow';
     const start = Date.now();
-    const slow = whoami('wh-slow-1', 45_000);
+    const slow = whoami(server, 'wh-slow-1', { timeoutMs: 45_000 });
     // While the webhook stalls one request, others are served.
     const admin = await server.request('GET', '/apis/networking.platform.io/v1/servicecidrs');
     assert.equal(admin.status, 200);
@@ -172,7 +169,7 @@ describe('token webhook', () => {
     assert.equal(r.status, 401);
     assert.ok(took >= 29_000 && took < 40_000, `answered after ${took} ms`);
     webhook.mode = 'ok';
-    assert.equal((await whoami('wh-alice')).status, 201, 'the cached user still works');
+    assert.equal((await whoami(server, 'wh-alice')).status, 201, 'the cached user still works');
     assert.doesNotMatch(server.log(), /InternalError/);
   });
 
@@ -183,7 +180,7 @@ describe('token webhook', () => {
     assert.equal(refused.json.message, 'clustertrustbundles.certificates.platform.io "example.com:issuer:bob" is forbidden: user not permitted to attest for signerName "example.com/issuer"');
     const made = await server.request('POST', CTB, { token: 'wh-alice', body: bundle('example.com:issuer:alice') });
     assert.equal(made.status, 201, made.text);
-    const as = await server.request('POST', WHOAMI, { token: 'wh-alice', body: REVIEW, headers: { 'Impersonate-User': 'carol', 'Impersonate-Group': 'corp:eng' } });
+    const as = await whoami(server, 'wh-alice', { headers: { 'Impersonate-User': 'carol', 'Impersonate-Group': 'corp:eng' } });
     assert.equal(as.status, 201, as.text);
     assert.equal(as.json.status.userInfo.username, 'carol');
     const audited = () => readFileSync(join(dir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.verb === 'create' && e.objectRef?.resource === 'clustertrustbundles' && e.responseStatus?.code === 201);
