@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { startHttpsPeer, type HttpsPeer } from '../../../test/support/https-peer.js';
 import { unionAuthenticator, type Authenticator } from '../authenticator.js';
-import { TokenWebhookAuthenticator } from './token-webhook-authenticator.js';
+import { TokenWebhookAuthenticator, type TokenWebhookObserver } from './token-webhook-authenticator.js';
 
 const logger = pino({ level: 'silent' });
 let peer: HttpsPeer;
@@ -19,8 +19,8 @@ before(async () => {
 });
 after(() => peer.stop());
 
-const make = (o: { timeoutMs?: number; audiences?: string[] } = {}) =>
-  new TokenWebhookAuthenticator({ connection: { server: new URL(`${peer.url}/review`), ca: peer.caPem, insecureSkipTLSVerify: false }, version: 'v1', cacheTtlMs: 0, audiences: o.audiences ?? [], logger, timeoutMs: o.timeoutMs });
+const make = (o: { timeoutMs?: number; audiences?: string[]; observer?: TokenWebhookObserver } = {}) =>
+  new TokenWebhookAuthenticator({ connection: { server: new URL(`${peer.url}/review`), ca: peer.caPem, insecureSkipTLSVerify: false }, version: 'v1', cacheTtlMs: 0, audiences: o.audiences ?? [], logger, timeoutMs: o.timeoutMs, observer: o.observer });
 const withToken = (t: string) => ({ headers: { authorization: `Bearer ${t}` } });
 
 test('v1: the review names authentication.k8s.io/v1; without API audiences, spec has the token only', async () => {
@@ -49,4 +49,15 @@ test("kube's union: an error from one authenticator does not stop a later one th
   assert.equal(r.kind, 'user');
   const none = await unionAuthenticator([failing, make()]).authenticate(withToken('unknown'));
   assert.deepEqual(none, { kind: 'error', message: 'bad jwt' }, 'with no user, the first error is the answer');
+});
+
+test('requests with one token waiting together share one review, fetched and counted once', async () => {
+  const fetches: string[] = [];
+  const w = make({ observer: { request: () => {}, cache: () => {}, fetch: (status) => fetches.push(status) } });
+  const asked = bodies.length;
+  const answers = await Promise.all(Array.from({ length: 5 }, () => w.authenticate(withToken('good'))));
+  assert.deepEqual(answers.map((a) => a.kind), ['user', 'user', 'user', 'user', 'user']);
+  assert.equal(bodies.length - asked, 1, 'one TokenReview for the five requests');
+  assert.deepEqual(fetches, ['ok']);
+  w.close();
 });

@@ -81,16 +81,25 @@ export class TokenWebhookAuthenticator implements Authenticator {
     }
     let pending = this.inFlight.get(digest);
     if (!pending) {
-      pending = this.review(token).finally(() => this.inFlight.delete(digest));
+      // One review, however many requests with this token wait for it: counted and cached once.
+      pending = this.review(token)
+        .then(
+          (review) => {
+            this.o.observer?.fetch('ok');
+            this.remember(digest, review);
+            return review;
+          },
+          (err: unknown) => {
+            this.o.observer?.fetch('error');
+            throw err;
+          },
+        )
+        .finally(() => this.inFlight.delete(digest));
       this.inFlight.set(digest, pending);
     }
     try {
-      const review = await pending;
-      this.o.observer?.fetch('ok');
-      this.remember(digest, review);
-      return cloneReview(review);
+      return cloneReview(await pending);
     } catch (err) {
-      this.o.observer?.fetch('error');
       this.o.logger.error({ err: (err as Error).message }, 'Failed to make webhook authenticator request');
       return { kind: 'error', message: `webhook token authenticator: ${(err as Error).message}` };
     } finally {
