@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../apimachinery/request-context.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { HealthCheck } from '../http/health.js';
+import type { HealthCheck } from '../http/routes/health.js';
 import type { AuthnMetrics } from '../metrics/authn-metrics.js';
 import type { ServerConfig } from './flags.js';
 import { followFiles } from './file-follow.js';

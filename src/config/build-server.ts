@@ -19,11 +19,11 @@ import { loadTokenFile, TokenAuthenticator } from '../auth/token-authenticator.j
 import { X509Authenticator } from '../auth/x509-authenticator.js';
 import { startControllers, type RunningControllers } from '../controllers/start-controllers.js';
 import type { TrustBundleExpiryObserver } from '../controllers/trust-bundle-expiry.js';
-import { AuditLog } from '../http/audit-log.js';
-import type { ResourceEndpoints } from '../http/endpoint.js';
-import type { HealthCheck } from '../http/health.js';
-import { selfReviewDiscovery } from '../http/self-review.js';
-import { createApiServer, type ApiServer } from '../http/server.js';
+import { AuditLog } from '../http/filters/audit-log.js';
+import type { ResourceEndpoints } from '../http/endpoints/endpoint.js';
+import type { HealthCheck } from '../http/routes/health.js';
+import { selfReviewDiscovery } from '../http/endpoints/self-review.js';
+import { createApiServer, type ApiServer } from '../http/transport/server.js';
 import { buildHealthChecks } from '../lifecycle/health-checks.js';
 import type { MetricsResource } from '../metrics/request-metrics.js';
 import { createServerMetrics } from '../metrics/server-metrics.js';

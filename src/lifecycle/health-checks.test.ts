@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { healthResponse } from '../http/health.js';
+import { healthResponse } from '../http/routes/health.js';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { buildHealthChecks } from './health-checks.js';
 

@@ -5,8 +5,8 @@
 // (readyz) = every watch cache follows the store, and `watch-cache/<plural>` says which one
 // does not. `shutdown` (readyz) fails once a graceful stop has begun.
 
-import type { HealthCheck, HealthChecks } from '../http/health.js';
-import { alwaysOk } from '../http/health.js';
+import type { HealthCheck, HealthChecks } from '../http/routes/health.js';
+import { alwaysOk } from '../http/routes/health.js';
 import { hasStoreHealth } from '../storage/storage-observer.js';
 
 export interface HealthWiring {

@@ -1,5 +1,5 @@
 // Large responses (a list of many megabytes) are written a slice at a time as the client reads
-// (src/http/paced-body.ts): the bytes are the same as a single write would send, a client that
+// (src/http/transport/paced-body.ts): the bytes are the same as a single write would send, a client that
 // stops reading is cut off at the request timeout as kube-apiserver's timeout filter cuts it
 // off, and a client that leaves mid-body costs the server nothing more. Over real HTTPS, on
 // HTTP/1.1 and HTTP/2.

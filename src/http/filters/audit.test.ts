@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unauthorized } from '../../apimachinery/status-error.js';
 import { METADATA_FOR_ALL } from '../../auth/audit/audit-policy.js';
-import { AuditLog } from '../audit-log.js';
+import { AuditLog } from './audit-log.js';
 import { auditFilter, auditInit } from './audit.js';
 import { compose } from './filter.js';
 import { fakeExchange } from './test-state.js';

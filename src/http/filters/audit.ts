@@ -5,10 +5,10 @@
 // the timeout answered 504 while its work went on is completed when the work is over, with the
 // work's outcome (a write that committed is recorded as committed).
 
-import type { AuditLog } from '../audit-log.js';
-import { RequestAudit } from '../audit-log.js';
+import type { AuditLog } from './audit-log.js';
+import { RequestAudit } from './audit-log.js';
 import { passThrough, type Filter, type RequestState } from './filter.js';
-import { observeResponseBody } from '../response-writer.js';
+import { observeResponseBody } from '../endpoints/response-writer.js';
 
 const identified = new WeakSet<RequestState>();
 /** Marks the trail of a request whose client got the request timeout's 504 before its work ended. */

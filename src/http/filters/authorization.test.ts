@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../../apimachinery/status-error.js';
 import { ALL_RULES, type Authorizer } from '../../auth/authorizer.js';
-import { resolveRequestInfo } from '../request-info.js';
+import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { authorizationFilter } from './authorization.js';
 import { fakeExchange } from './test-state.js';
 

@@ -18,7 +18,7 @@
 import type { Logger } from '../../apimachinery/request-context.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
-import type { AuditLog } from '../audit-log.js';
+import type { AuditLog } from './audit-log.js';
 import { auditFilter, auditInit } from './audit.js';
 import { authenticationFilter } from './authentication.js';
 import { authorizationFilter } from './authorization.js';

@@ -4,8 +4,8 @@
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger, RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
-import type { RequestAudit } from '../audit-log.js';
-import { responseClosed } from '../response-closed.js';
+import type { RequestAudit } from './audit-log.js';
+import { responseClosed } from '../transport/response-closed.js';
 
 /** What the filters learn about a request as it goes down the chain. */
 export interface RequestState {

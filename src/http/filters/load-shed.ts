@@ -13,7 +13,7 @@ import { tooManyRequests } from '../../apimachinery/status-error.js';
 import { requestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
 import { effectiveUser, passThrough, type Filter } from './filter.js';
 import type { WorkEstimator } from './work-estimate.js';
-import { responseClosed } from '../response-closed.js';
+import { responseClosed } from '../transport/response-closed.js';
 
 const PRIVILEGED_GROUP = 'system:masters';
 const RETRY_AFTER_SECONDS = 1;

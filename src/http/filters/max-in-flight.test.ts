@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../../apimachinery/status-error.js';
-import { resolveRequestInfo } from '../request-info.js';
+import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { InflightPool } from './inflight-pool.js';
 import { maxInFlightFilter } from './max-in-flight.js';
 import { noteListed } from './work-estimate.js';

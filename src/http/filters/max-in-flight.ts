@@ -14,8 +14,8 @@ import { tooManyRequests } from '../../apimachinery/status-error.js';
 import { effectiveUser, type Filter } from './filter.js';
 import { InflightPool } from './inflight-pool.js';
 import { WorkEstimator } from './work-estimate.js';
-import { responseClosed } from '../response-closed.js';
-import { abortResponse } from '../paced-body.js';
+import { responseClosed } from '../transport/response-closed.js';
+import { abortResponse } from '../transport/paced-body.js';
 import { requestKind, type RequestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
 
 const PRIVILEGED_GROUP = 'system:masters';

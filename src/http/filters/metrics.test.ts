@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveRequestInfo } from '../request-info.js';
+import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { metricsFilter } from './metrics.js';
 import type { RequestObservation as ObservedRequest, RequestObserver } from '../../apimachinery/request-observer.js';
 import { fakeExchange } from './test-state.js';

@@ -2,9 +2,9 @@
 // parses the query, resolves the RequestInfo and says whether the request is public (health,
 // version) or long-running (a watch). Every answer carries the request's Audit-Id.
 
-import { PUBLIC_PATHS } from '../non-resource.js';
-import { isPretty, parseGoQuery } from '../query-values.js';
-import { decodePath, resolveRequestInfo } from '../request-info.js';
+import { PUBLIC_PATHS } from '../routes/non-resource.js';
+import { isPretty, parseGoQuery } from '../endpoints/query-values.js';
+import { decodePath, resolveRequestInfo } from '../endpoints/request-info.js';
 import type { Filter } from './filter.js';
 
 export const requestInfoFilter: Filter = async (s, next) => {

@@ -12,7 +12,7 @@
 import { badRequest, isStatusError, timeout, type StatusError } from '../../apimachinery/status-error.js';
 import { parseGoDuration } from '../../apimachinery/go-duration.js';
 import { passThrough, type Filter } from './filter.js';
-import { abortResponse } from '../paced-body.js';
+import { abortResponse } from '../transport/paced-body.js';
 
 export function timedOut(): StatusError {
   const err = timeout('request did not complete within the allotted timeout');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveRequestInfo } from '../request-info.js';
+import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { fakeExchange } from './test-state.js';
 import { SEATS_PER_TURN, turnBudgetFilter } from './turn-budget.js';
 import { WorkEstimator } from './work-estimate.js';

@@ -12,7 +12,7 @@
 
 import { effectiveUser, passThrough, type Filter } from './filter.js';
 import type { WorkEstimator } from './work-estimate.js';
-import { responseClosed } from '../response-closed.js';
+import { responseClosed } from '../transport/response-closed.js';
 
 const PRIVILEGED_GROUP = 'system:masters';
 /** Seats a user may start per turn of the event loop. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyRequest } from 'fastify';
-import { resolveRequestInfo } from '../request-info.js';
+import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { MAX_SEATS, noteListed, WorkEstimator } from './work-estimate.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';

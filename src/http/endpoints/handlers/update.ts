@@ -1,0 +1,20 @@
+// PUT <collection>/<name>[/status]: replace, with optimistic concurrency on metadata.resourceVersion.
+
+import { nameMismatch } from '../../../apimachinery/status-error.js';
+import { header, type HandlerInput } from '../endpoint.js';
+import { decodeObjectBody } from '../object-body.js';
+import { writeQuery } from '../query-options.js';
+import { respondObject } from './respond.js';
+
+export async function handleUpdate(input: HandlerInput): Promise<void> {
+  const q = writeQuery(input.query, header(input.req, 'user-agent'), 'UpdateOptions');
+  input.ctx.dryRun = q.dryRun;
+  const obj = decodeObjectBody(input.definition, input.body, header(input.req, 'content-type'), q.fieldValidation, input.ctx.warnings);
+  const bodyName = obj.metadata.name ?? '';
+  if (bodyName && bodyName !== input.name) {
+    throw nameMismatch(bodyName, input.name);
+  }
+  obj.metadata.name = input.name;
+  const out = await input.storage.update(input.ctx, input.name, () => obj, { fieldManager: q.fieldManager });
+  return respondObject(input, out.created ? 201 : 200, out.object);
+}

@@ -1,0 +1,141 @@
+// The streaming half of a watch: takes a started watch's events and writes them to the response,
+// one line each, until the watch ends, the client goes, the lifetime is up or the server stops.
+// It holds only the response and what encoding needs, not the request, so a thousand idle
+// watches cost little more than their streams.
+
+import type { KubeObject } from '../../apimachinery/object-meta.js';
+import type { Logger } from '../../apimachinery/request-context.js';
+import { internal, isStatusError } from '../../apimachinery/status-error.js';
+import type { ObjectWatch, ObjectWatchEvent } from '../../registry/rest-storage.js';
+import { responseClosed } from '../transport/response-closed.js';
+
+/** A watch whose client takes nothing for this long is ended. */
+const STUCK_CLIENT_MS = 60_000;
+/** Often enough to keep clients with a 30 s inactivity timeout (client-node) alive. */
+const BOOKMARK_INTERVAL_MS = 15_000;
+
+/** What the stream needs of a response (HTTP/1.1 and HTTP/2 compatibility responses both fit). */
+export interface WatchResponse {
+  write(chunk: string | Buffer): boolean;
+  end(): unknown;
+  destroy(): unknown;
+  readonly writableNeedDrain: boolean;
+  readonly writableEnded: boolean;
+  /** HTTP/1.1: over; HTTP/2 has only its stream's (response-closed.ts). */
+  readonly closed?: boolean;
+  readonly stream?: { readonly closed: boolean; readonly destroyed: boolean };
+  on(event: 'drain' | 'close', listener: () => void): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+/**
+ * What an HTTP/1.1 watch may leave buffered in its socket for a client that stops reading
+ * before it is paused (and then ended if it stays stuck): small, like kube's per-watcher
+ * buffer, instead of the 8 MiB the server allows ordinary responses (server.ts raises every
+ * socket's mark). A watch owns its connection, so it lowers the mark for its lifetime; the
+ * returned function puts it back.
+ */
+export const WATCH_SOCKET_HIGH_WATER_MARK = 64 * 1024;
+
+export function lowerSocketHighWaterMark(socket: unknown): () => void {
+  const state = (socket as { _writableState?: { highWaterMark: number } } | undefined)?._writableState;
+  if (!state || state.highWaterMark <= WATCH_SOCKET_HIGH_WATER_MARK) return () => undefined;
+  const previous = state.highWaterMark;
+  state.highWaterMark = WATCH_SOCKET_HIGH_WATER_MARK;
+  return () => {
+    state.highWaterMark = previous;
+  };
+}
+
+export interface WatchStreamOptions {
+  /** An event's line. */
+  encode: (type: string, obj: KubeObject) => string | Buffer;
+  /** A bookmark's line; absent: the client did not ask for bookmarks. */
+  bookmark?: (resourceVersion: string, initialEventsEnd: boolean) => string;
+  lifetimeMs: number;
+  serverClosing: AbortSignal;
+  logger: Logger;
+}
+
+export class WatchStream {
+  private finished = false;
+  private stuck: NodeJS.Timeout | undefined;
+  private readonly lifetime: NodeJS.Timeout;
+  private readonly bookmarks: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly res: WatchResponse,
+    private readonly watch: ObjectWatch<KubeObject>,
+    private readonly o: WatchStreamOptions,
+  ) {
+    this.lifetime = setTimeout(this.finish, o.lifetimeMs);
+    this.bookmarks = o.bookmark ? setInterval(() => watch.requestBookmark(), BOOKMARK_INTERVAL_MS) : undefined;
+    res.on('drain', this.onDrain);
+    res.once('close', this.finish);
+    o.serverClosing.addEventListener('abort', this.finish, { once: true });
+    // The client may have gone, or the server begun to stop, while the watch was being set up.
+    if (o.serverClosing.aborted || responseClosed(res)) this.finish();
+    else watch.start(this);
+  }
+
+  /** The watch's sink: one event. */
+  next(ev: ObjectWatchEvent<KubeObject>): boolean {
+    if (this.finished) return false;
+    if (ev.type !== 'BOOKMARK') return this.write(this.o.encode(ev.type, ev.object));
+    return this.o.bookmark ? this.write(this.o.bookmark(ev.resourceVersion, ev.initialEventsEnd === true)) : true;
+  }
+
+  /** The watch's sink: the watch is over (with an error: sent as an ERROR event first). */
+  end(err?: unknown): void {
+    if (err !== undefined && !this.finished && !this.res.writableEnded) {
+      const status = isStatusError(err) ? err.status : internal('watch failed').status;
+      if (!isStatusError(err)) this.o.logger.error({ err }, 'watch failed');
+      this.res.write(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+    }
+    this.finish();
+  }
+
+  /** Writes; false when the client is not keeping up (the watch then pauses until 'drain'). */
+  private write(chunk: string | Buffer): boolean {
+    this.res.write(chunk);
+    if (!this.res.writableNeedDrain) return true;
+    // Paused, the watch's own bounded queue ends it if the client stays behind; a client that
+    // takes nothing at all for a minute is cut off (it re-lists), as kube-apiserver ends
+    // watchers that cannot keep up.
+    this.stuck ??= setTimeout(() => this.cutOff(), STUCK_CLIENT_MS);
+    return false;
+  }
+
+  private readonly onDrain = (): void => {
+    clearTimeout(this.stuck);
+    this.stuck = undefined;
+    if (!this.finished) this.watch.resume();
+  };
+
+  private cutOff(): void {
+    this.res.destroy();
+    this.finish();
+  }
+
+  private readonly finish = (): void => {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.lifetime);
+    clearTimeout(this.stuck);
+    clearInterval(this.bookmarks);
+    this.o.serverClosing.removeEventListener('abort', this.finish);
+    this.res.off('drain', this.onDrain);
+    this.res.off('close', this.finish);
+    this.watch.stop();
+    if (!this.res.writableEnded) this.res.end();
+    // An ended response closes only once the client has taken what is left; an HTTP/2 client
+    // that keeps its flow-control window shut would hold the stream (and its connection, which
+    // is never idle) for ever. It gets as long as a stuck client gets, then the stream is reset.
+    if (!responseClosed(this.res)) {
+      const unread = setTimeout(() => this.res.destroy(), STUCK_CLIENT_MS);
+      (unread as { unref?: () => void }).unref?.();
+      this.res.once('close', () => clearTimeout(unread));
+    }
+  };
+}

@@ -1,0 +1,333 @@
+// The HTTPS server: Fastify carries connections and bodies; the filter chain
+// (filters/chain.ts: request info, authentication, impersonation, audit, in-flight limit,
+// authorization, metrics, timeout) and the dispatcher do the rest. Every failure is rendered
+// once, by render-error.ts, as a Status.
+
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { METHODS } from 'node:http';
+import type { ServerHttp2Session } from 'node:http2';
+import type { Socket } from 'node:net';
+import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
+import { emptyRequestInfo, type Logger } from '../../apimachinery/request-context.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { Authorizer } from '../../auth/authorizer.js';
+import type { AuditLog } from '../filters/audit-log.js';
+import { guardConnections, HEADERS_TIMEOUT_MS } from './connection-guard.js';
+import { dispatcher } from '../endpoints/dispatch.js';
+import type { ResourceEndpoints } from '../endpoints/endpoint.js';
+import { buildChain } from '../filters/chain.js';
+import { Cancellation, type RequestState } from '../filters/filter.js';
+import type { InflightLimits } from '../filters/max-in-flight.js';
+import { noopRequestObserver, type RequestObserver } from '../../apimachinery/request-observer.js';
+import type { HealthChecks } from '../routes/health.js';
+import { NonResourceRoutes, type VersionInfo } from '../routes/non-resource.js';
+import { selfReviewDiscovery } from '../endpoints/self-review.js';
+import { observedBody, writeStatus } from '../endpoints/response-writer.js';
+import { renderError } from '../endpoints/render-error.js';
+import { responseClosed } from './response-closed.js';
+import { RequestLogger } from '../filters/request-logger.js';
+import { EventLoopLag } from './event-loop-lag.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** Socket write buffer threshold: above the largest object the server writes. */
+const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
+/** How long a stopping server waits for its watches' last bytes to leave. */
+const STREAM_END_GRACE_MS = 5000;
+const HTTP2_MAX_STREAMS = 1000;
+/** Open connections at most; past it new ones are closed at once (file descriptors are finite). */
+const MAX_CONNECTIONS = 10_000;
+/** Request headers at most: kube-apiserver's MaxHeaderBytes (Go's DefaultMaxHeaderBytes, 1 MiB). */
+export const MAX_HEADER_BYTES = 1 << 20;
+/** Go reads the request head up to MaxHeaderBytes + 4096 before answering 431 (HTTP/1.1). */
+const HTTP1_MAX_HEAD_BYTES = MAX_HEADER_BYTES + 4096;
+/**
+ * HTTP/2: Go advertises (and enforces) MaxHeaderBytes plus 32 bytes of overhead for ten typical
+ * fields, counting each field as name + value + 32 (RFC 7541's size), and answers a longer list
+ * with a 431 on its stream. Node refuses a list past its own limit with a stream reset instead, so
+ * Node's limit is set higher and the 431 is answered here (`headerListTooLarge`) between the two.
+ */
+const HTTP2_HEADER_LIST_BYTES = MAX_HEADER_BYTES + 10 * 32;
+const HTTP2_NODE_HEADER_LIST_BYTES = 2 * MAX_HEADER_BYTES;
+/** Go's HTTP/2 server reads frames up to 1 MiB (MaxReadFrameSize): a client may send a large header block in few frames. */
+const HTTP2_MAX_FRAME_BYTES = 1 << 20;
+
+export interface ApiServerOptions {
+  resources: readonly ResourceEndpoints[];
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  /**
+   * clientCAPem: verify client certificates against it (they are requested, never required).
+   * minVersion and ciphers: --tls-min-version and --tls-cipher-suites (Node's defaults otherwise).
+   */
+  tls: ServingMaterial & { minVersion?: SecureVersion; ciphers?: string };
+  logger: Logger;
+  version: VersionInfo;
+  maxBodyBytes?: number;
+  /** The /healthz, /livez and /readyz checks. */
+  health?: HealthChecks;
+  onHealthFailure?: (name: string, reason: string) => void;
+  /** The /metrics exposition; absent: /metrics is 404. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Where audit events go, when auditing is on. */
+  audit?: AuditLog;
+  /** --max-requests-inflight / --max-mutating-requests-inflight (0: no limit). Default 400 / 200. */
+  limits?: InflightLimits;
+  /** --max-event-loop-delay in ms: past it, heavy users' requests are shed with 429 (0: never). Default 100 ms. */
+  maxEventLoopDelayMs?: number;
+  /** --request-timeout in ms (0: none). Default 60 s. */
+  requestTimeoutMs?: number;
+  /** Where request metrics go (default: nowhere). */
+  observer?: RequestObserver;
+  /** Go's IdleTimeout (connection-guard.ts; default 90 s, as kube's); tests shorten it. */
+  idleTimeoutMs?: number;
+}
+
+export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 100;
+
+/** What the server presents and verifies with; replaced whole when its files change. */
+export interface ServingMaterial {
+  certPem: string;
+  keyPem: string;
+  clientCAPem?: string;
+}
+
+export interface ApiServer {
+  listen(host: string, port: number): Promise<{ port: number }>;
+  /**
+   * New connections are served with this certificate and verified against this client CA from
+   * now on; open connections (and their watches) keep theirs. Throws (changing nothing) when
+   * Node cannot make a TLS context of it.
+   */
+  setServingMaterial(material: ServingMaterial): void;
+  /** Stops accepting connections and waits for in-flight requests. */
+  close(): Promise<void>;
+}
+
+/** Stands in for Fastify's schema compilers: a route that declared a schema would fail loudly at start. */
+function noFastifySchemas(): never {
+  throw new Error('platform-apiserver routes declare no Fastify schemas');
+}
+
+export function createApiServer(opts: ApiServerOptions): ApiServer {
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  /** The secure-context options: Node's setSecureContext replaces every one of them, so all are given each time. */
+  const contextOptions = (m: ServingMaterial): SecureContextOptions => ({
+    cert: m.certPem,
+    key: m.keyPem,
+    ...(m.clientCAPem ? { ca: m.clientCAPem } : {}),
+    ...(opts.tls.minVersion ? { minVersion: opts.tls.minVersion } : {}),
+    ...(opts.tls.ciphers ? { ciphers: opts.tls.ciphers } : {}),
+  });
+  // HTTP/2 (what kubectl and client-go negotiate: many watches share one connection) and
+  // HTTP/1.1 on the same port. Handlers see Node's compatibility request/response objects, which
+  // share the HTTP/1.1 API, so the rest of http/ is typed against it.
+  const app = Fastify({
+    // No route declares a Fastify schema (bodies are decoded and validated by the API machinery),
+    // so Fastify's validator and serializer compilers, about 160 ms of every start, never load.
+    schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
+    http2: true,
+    https: {
+      allowHTTP1: true,
+      // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client. Header
+      // lists and frames as large as Go's server takes (see MAX_HEADER_BYTES); Node's count of
+      // header fields (128 by default) is no limit of Go's: the size alone bounds them.
+      settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS, maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
+      maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / 32),
+      // A TLS handshake not done by then is dropped (the first headers are due as soon).
+      handshakeTimeout: HEADERS_TIMEOUT_MS,
+      ...contextOptions(opts.tls),
+      ...(opts.tls.clientCAPem ? { requestCert: true, rejectUnauthorized: false } : {}),
+    },
+    // Off: Fastify's session timeout (72 s by default) counts any silence, so it would send GOAWAY
+    // to a connection whose only stream is a quiet watch. Go's HTTP/2 IdleTimeout counts only
+    // time without an open stream; connection-guard.ts applies that rule alone.
+    http2SessionTimeout: 0,
+    logger: false,
+    bodyLimit: maxBody,
+    // HEAD is routed like any method (see below), not turned into a GET by Fastify.
+    exposeHeadRoutes: false,
+    routerOptions: { maxParamLength: 4096 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // A URL the router cannot decode goes down the request path all the same, which answers
+    // it with a Status (a malformed escape is a 400 there).
+    frameworkErrors: ((_err: unknown, req: FastifyRequest, reply: FastifyReply) => void handler(req, reply)) as never,
+    // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
+    // A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it.
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+      const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+      const [code, text, message] = tooLarge ? [431, 'Request Header Fields Too Large', 'request header fields too large'] : [400, 'Bad Request', 'malformed HTTP request'];
+      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(tooLarge ? {} : { reason: 'BadRequest' }), code });
+      if (socket.writable) socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      else socket.destroy();
+    },
+  }) as unknown as FastifyInstance;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Fastify answers a Content-Type it cannot parse (`;;;`, `json`) with its own 415 before any
+  // route runs, so before authentication; kube authenticates and authorizes first and has the
+  // handler refuse the media type (415 in its words). Such a header is swapped for a well-formed
+  // one no handler takes, so the request goes the same way.
+  app.addHook('onRequest', async (req) => {
+    const ct = req.headers['content-type'];
+    if (ct !== undefined && ct !== '' && !wellFormedMediaType(ct)) req.headers['content-type'] = UNPARSEABLE_MEDIA_TYPE;
+  });
+
+  const nonResource = new NonResourceRoutes({
+    definitions: opts.resources.map((r) => r.definition),
+    extraDiscovery: selfReviewDiscovery,
+    version: opts.version,
+    health: opts.health,
+    onHealthFailure: opts.onHealthFailure,
+    metrics: opts.metrics,
+  });
+  const closing = new AbortController();
+  // Every open watch listens for shutdown; thousands of watches are normal, not a leak.
+  setMaxListeners(0, closing.signal);
+  const served = new Set(opts.resources.map((r) => `${r.definition.group}/${r.definition.version}/${r.definition.plural}`));
+
+  const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => renderError(req, reply, err, logger, maxBody);
+
+  const maxEventLoopDelayMs = opts.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS;
+  const lag = maxEventLoopDelayMs > 0 ? new EventLoopLag() : undefined;
+  const chain = buildChain(
+    {
+      authenticator: opts.authenticator,
+      authorizer: opts.authorizer,
+      clientCertificates: Boolean(opts.tls.clientCAPem),
+      audit: opts.audit,
+      limits: opts.limits ?? DEFAULT_LIMITS,
+      maxEventLoopDelayMs,
+      eventLoopLag: () => lag?.current() ?? 0,
+      requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      observer: opts.observer ?? noopRequestObserver,
+      served: (group, version, resource) => served.has(`${group}/${version}/${resource}`),
+      logger: opts.logger,
+    },
+    dispatcher({ resources: opts.resources, nonResource, authorizer: opts.authorizer, serverClosing: closing.signal }),
+  );
+
+  /** Open watch responses (see close()). */
+  const streams = new Set<FastifyReply['raw']>();
+  async function handler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
+    // is neither audited nor counted, as an HTTP/1.1 head too large is not).
+    if (req.raw.httpVersionMajor === 2 && headerListBytes(req.raw.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
+      return writeStatus(reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 }, { pretty: false });
+    }
+    const requestId = randomUUID();
+    const state: RequestState = {
+      req,
+      reply,
+      requestId,
+      // Counted from the request's arrival (Fastify's onRequest), body upload included; a
+      // request the router refused (frameworkErrors) has no start time: it starts now.
+      receivedAt: performance.now() - (Number.isFinite(reply.elapsedTime) ? reply.elapsedTime : 0),
+      path: '',
+      query: new URLSearchParams(),
+      pretty: false,
+      info: emptyRequestInfo(),
+      logger: new RequestLogger(opts.logger, requestId),
+      body: undefined,
+      isPublic: false,
+      longRunning: false,
+      cancellation: new Cancellation(reply.raw),
+    };
+    try {
+      await chain(state);
+    } catch (err) {
+      render(req, reply, err, state.logger);
+    }
+    // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
+    if (state.longRunning && !responseClosed(reply.raw)) {
+      streams.add(reply.raw);
+      reply.raw.once('close', () => streams.delete(reply.raw));
+    }
+  }
+
+  // Every method goes down the request path, as every method reaches kube's handler chain:
+  // authenticated and authorized first, then a resource path answers 405 for what it does not
+  // route (HEAD and OPTIONS included) while health, metrics and OpenAPI paths answer any method,
+  // as Go's plain handlers do (a HEAD gets the GET's headers; Node drops the body).
+  // CONNECT over HTTP/1.1 never gets here (the connection guard answers it).
+  for (const m of METHODS) if (m !== 'CONNECT' && !app.supportedMethods.includes(m)) app.addHttpMethod(m);
+  const methods = app.supportedMethods.filter((m) => m !== 'CONNECT');
+  app.route({ method: methods, url: '/*', handler });
+  app.route({ method: methods, url: '/', handler });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    observedBody(reply, payload);
+    return payload;
+  });
+  // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while
+  // the previous response is still draining, and a TLS socket may then hand the parser more
+  // bytes: the request fails with HPE_PAUSED and the client sees a reset. A response smaller
+  // than the socket's high-water mark never leaves it draining, so raise the mark well above
+  // object-sized responses (a threshold, not an allocation).
+  app.server.on('secureConnection', (socket: TLSSocket) => {
+    // The HTTP/2 server does not turn Nagle's algorithm off as Node's HTTP/1.1 server does;
+    // without this, small writes (watch events) wait for the peer's delayed ACK (~40 ms).
+    socket.setNoDelay(true);
+    const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
+    if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
+  });
+  guardConnections(app.server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs });
+  // HTTP/1.1 connections read the server's own limit (Node's default is 16 KiB; no constructor
+  // option reaches the HTTP/1.1 side of an HTTP/2 server). The header deadline still applies.
+  (app.server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;
+  app.server.maxConnections = MAX_CONNECTIONS;
+  const sessions = new Set<ServerHttp2Session>();
+  app.server.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  // A method no route can know (HTTP/2 carries any token; Fastify routes only Node's list) ends
+  // in Fastify's last-resort 404: the request path answers it too, as Go's would.
+  app.setNotFoundHandler(handler);
+  app.setErrorHandler((err: Error & { code?: string }, req, reply) => (err.code === 'FST_ERR_NOT_FOUND' ? handler(req, reply) : render(req, reply, err, opts.logger)));
+
+  return {
+    async listen(host, port) {
+      await app.listen({ host, port });
+      const address = app.server.address();
+      return { port: typeof address === 'object' && address ? address.port : port };
+    },
+    setServingMaterial(material) {
+      (app.server as unknown as { setSecureContext(o: SecureContextOptions): void }).setSecureContext(contextOptions(material));
+    },
+    async close() {
+      closing.abort();
+      lag?.stop();
+      // Every watch ends its response on the abort; wait (briefly) for the ends to reach the
+      // clients before closing connections, or Node's close would cut a stream mid-chunk.
+      await Promise.race([
+        Promise.all([...streams].map((r) => (responseClosed(r) ? undefined : new Promise<void>((resolve) => r.once('close', resolve))))),
+        new Promise<void>((resolve) => setTimeout(resolve, STREAM_END_GRACE_MS).unref()),
+      ]);
+      // HTTP/2 connections stay open between streams: ask each to finish its streams and go.
+      for (const session of sessions) session.close();
+      await app.close();
+    },
+  };
+}
+
+/** A header list's size as HTTP/2 counts it (RFC 7541 4.1): name + value + 32 per field. */
+function headerListBytes(raw: readonly string[]): number {
+  let n = 0;
+  for (const field of raw) n += field.length;
+  return n + (raw.length / 2) * 32;
+}
+
+const UNPARSEABLE_MEDIA_TYPE = 'application/x-unparseable-media-type';
+const MEDIA_TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
+/** `type/subtype` with token characters (what Fastify parses; parameters are not its concern). */
+function wellFormedMediaType(value: string): boolean {
+  const semi = value.indexOf(';');
+  const media = (semi < 0 ? value : value.slice(0, semi)).trim();
+  const slash = media.indexOf('/');
+  return slash > 0 && MEDIA_TOKEN.test(media.slice(0, slash)) && MEDIA_TOKEN.test(media.slice(slash + 1));
+}
