@@ -1,6 +1,6 @@
 // What a resource handler gets: the request, its context, and the endpoint it addresses.
 
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { RequestContext } from '../../apimachinery/request-context.js';
 import type { ResourceDefinition } from '../../registry/resource-definition.js';
 import type { RestStorage } from '../../registry/rest-storage.js';
@@ -13,8 +13,8 @@ export interface ResourceEndpoints {
 }
 
 export interface HandlerInput {
-  req: FastifyRequest;
-  reply: FastifyReply;
+  req: HttpRequest;
+  reply: HttpReply;
   ctx: RequestContext;
   definition: ResourceDefinition;
   storage: RestStorage;
@@ -26,7 +26,7 @@ export interface HandlerInput {
   serverClosing: AbortSignal;
 }
 
-export const header = (req: FastifyRequest, name: string): string | undefined => {
+export const header = (req: HttpRequest, name: string): string | undefined => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };

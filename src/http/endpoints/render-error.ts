@@ -2,7 +2,7 @@
 // Status; a client that went away, a body too large and Fastify's own 4xx errors get theirs; any
 // other error is logged once, with its stack, and answered 500 without it.
 
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger } from '../../apimachinery/request-context.js';
 import { internal, isStatusError, requestEntityTooLarge, type Status, type StatusError } from '../../apimachinery/status-error.js';
 import { isPretty, parseGoQuery } from './query-values.js';
@@ -32,7 +32,7 @@ export function toStatus(err: unknown, logger: Logger, maxBody: number): Status 
 }
 
 /** Answers a failed request with its Status (once: a request already answered is left alone). */
-export function renderError(req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger, maxBody: number): void {
+export function renderError(req: HttpRequest, reply: HttpReply, err: unknown, logger: Logger, maxBody: number): void {
   const status = toStatus(err, logger, maxBody);
   // Already answered (a request that timed out, then failed): nothing more to say.
   if (reply.sent) return;

@@ -3,7 +3,7 @@
 // go-restful routes exist for GET, POST, PUT, PATCH and DELETE only, any other method on a
 // resource path (HEAD, OPTIONS, TRACE, ...) is a 405 once authorized, never served as a GET.
 
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { RequestContext, RequestInfo } from '../../apimachinery/request-context.js';
 import { methodNotAllowed, pathNotFound } from '../../apimachinery/status-error.js';
 import type { Verb } from '../../registry/resource-definition.js';
@@ -19,8 +19,8 @@ import { handleUpdate } from './handlers/update.js';
 import { handleWatch } from './handlers/watch.js';
 
 export interface RouteInput {
-  req: FastifyRequest;
-  reply: FastifyReply;
+  req: HttpRequest;
+  reply: HttpReply;
   ctx: RequestContext;
   endpoint: ResourceEndpoints;
   info: RequestInfo;

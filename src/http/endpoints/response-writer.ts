@@ -1,7 +1,7 @@
 // The one place responses are written: objects and Status errors in the negotiated format,
 // with warnings as `Warning: 299 - "..."` headers (made header-safe by warning-headers.ts).
 
-import type { FastifyReply } from 'fastify';
+import type { HttpReply } from '../transport/exchange.js';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import type { Status } from '../../apimachinery/status-error.js';
@@ -20,7 +20,7 @@ export function serialize(body: unknown, format: WriteOptions['format'], pretty:
   return { contentType: 'application/json', payload: `${JSON.stringify(body, null, pretty ? 2 : undefined)}\n` };
 }
 
-export function writeBody(reply: FastifyReply, code: number, body: unknown, opts: WriteOptions): void | Promise<void> {
+export function writeBody(reply: HttpReply, code: number, body: unknown, opts: WriteOptions): void | Promise<void> {
   const { contentType, payload } = serialize(body, opts.format, opts.pretty);
   return writeSerialized(reply, code, contentType, Buffer.from(payload), opts.warnings);
 }
@@ -31,7 +31,7 @@ export function writeBody(reply: FastifyReply, code: number, body: unknown, opts
  * large body is written a slice at a time (paced-body.ts), and the promise returned then settles
  * once it is out: the caller waits for it, so the request lasts as long as its writing.
  */
-export function writeSerialized(reply: FastifyReply, code: number, contentType: string, payload: Buffer | SlicedBody, warnings?: readonly string[]): void | Promise<void> {
+export function writeSerialized(reply: HttpReply, code: number, contentType: string, payload: Buffer | SlicedBody, warnings?: readonly string[]): void | Promise<void> {
   if (warnings?.length) {
     const values = warningHeaderValues(warnings);
     if (values.length) reply.header('Warning', values);
@@ -52,18 +52,18 @@ export function writeSerialized(reply: FastifyReply, code: number, contentType: 
 }
 
 /** Who wants to see a request's response body (the audit log at RequestResponse level). */
-const bodyObservers = new WeakMap<FastifyReply, (body: Buffer) => void>();
+const bodyObservers = new WeakMap<HttpReply, (body: Buffer) => void>();
 
-export function observeResponseBody(reply: FastifyReply, observer: (body: Buffer) => void): void {
+export function observeResponseBody(reply: HttpReply, observer: (body: Buffer) => void): void {
   bodyObservers.set(reply, observer);
 }
 
 /** Hands a body Fastify is about to write to the reply's observer, if it has one. */
-export function observedBody(reply: FastifyReply, body: unknown): void {
+export function observedBody(reply: HttpReply, body: unknown): void {
   if (Buffer.isBuffer(body)) bodyObservers.get(reply)?.(body);
 }
 
-export function writeStatus(reply: FastifyReply, status: Status, opts: Omit<WriteOptions, 'format'> & { format?: WriteOptions['format'] }): void | Promise<void> {
+export function writeStatus(reply: HttpReply, status: Status, opts: Omit<WriteOptions, 'format'> & { format?: WriteOptions['format'] }): void | Promise<void> {
   const format = opts.format?.kind === 'yaml' ? opts.format : { kind: 'json' as const };
   // Any Status that says when to retry (429, 504 from storage, ...), as kube-apiserver does.
   if (status.details?.retryAfterSeconds) reply.header('Retry-After', String(status.details.retryAfterSeconds));

@@ -6,7 +6,7 @@
 // unknown fields dropped), so the spec echoed back is only ever the typed one: no client
 // structure of any depth or size is sent back.
 
-import type { FastifyReply } from 'fastify';
+import type { HttpReply } from '../transport/exchange.js';
 import { decodeEnvelope, protoMessage, protoString, PROTOBUF_CONTENT_TYPE, type ProtoMessage } from '../../apimachinery/protobuf-envelope.js';
 import type { RequestContext } from '../../apimachinery/request-context.js';
 import { decodeBody } from '../../apimachinery/decode.js';
@@ -118,7 +118,7 @@ function specFromProto(raw: ProtoMessage): ReviewSpec {
 export interface SelfReviewInput {
   review: Review;
   ctx: RequestContext;
-  reply: FastifyReply;
+  reply: HttpReply;
   body: Buffer | undefined;
   contentType: string;
   authorizer: Authorizer;

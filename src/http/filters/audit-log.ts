@@ -3,7 +3,7 @@
 // recorded, and bodies only at the Request / RequestResponse levels.
 
 import { createWriteStream, type WriteStream } from 'node:fs';
-import type { FastifyRequest } from 'fastify';
+import type { HttpRequest } from '../transport/exchange.js';
 import type { RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
 import { checkJsonShape } from '../../apimachinery/json-value.js';
 import { auditLevel, type AuditLevel, type AuditPolicy, type AuditStage } from '../../auth/audit/audit-policy.js';
@@ -48,7 +48,7 @@ export class RequestAudit {
   constructor(
     private readonly log: AuditLog,
     auditID: string,
-    req: FastifyRequest,
+    req: HttpRequest,
     private readonly received: Date,
   ) {
     this.event = {

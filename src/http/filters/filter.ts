@@ -2,15 +2,15 @@
 // throwing a StatusError, rendered once by the server) or passes it on with `next()`. Filters
 // run in the order chain.ts lists them, each wrapping all that follow (kube's handler chain).
 
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger, RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
 import type { RequestAudit } from './audit-log.js';
 import { responseClosed } from '../transport/response-closed.js';
 
 /** What the filters learn about a request as it goes down the chain. */
 export interface RequestState {
-  readonly req: FastifyRequest;
-  readonly reply: FastifyReply;
+  readonly req: HttpRequest;
+  readonly reply: HttpReply;
   readonly requestId: string;
   /** When the request arrived (performance.now()), for the request timeout and latency. */
   readonly receivedAt: number;

@@ -2,7 +2,7 @@
 // requested identity is authorized (verb impersonate) for the real user; the request then acts
 // as the new identity. Repeated headers stay apart (each Impersonate-Group is one group).
 
-import type { FastifyRequest } from 'fastify';
+import type { HttpRequest } from '../transport/exchange.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import { resolveImpersonation, wantsImpersonation } from '../../auth/impersonation.js';
 import type { Filter } from './filter.js';
@@ -18,7 +18,7 @@ export function impersonationFilter(authorizer: Authorizer): Filter {
  * Request headers with every occurrence kept apart. HTTP/1.1 requests have
  * `headersDistinct`; HTTP/2 ones are rebuilt from their raw headers.
  */
-function distinctHeaders(req: FastifyRequest): Record<string, string[]> {
+function distinctHeaders(req: HttpRequest): Record<string, string[]> {
   if (req.raw.headersDistinct) return req.raw.headersDistinct as Record<string, string[]>;
   const out: Record<string, string[]> = {};
   const raw = req.raw.rawHeaders;

@@ -2,7 +2,7 @@
 // record what the filter did (headers, status, sent body), and a response that can be closed.
 
 import { EventEmitter } from 'node:events';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import { emptyRequestInfo, silentLogger, type UserInfo } from '../../apimachinery/request-context.js';
 import { Cancellation, type RequestState } from './filter.js';
 
@@ -36,8 +36,8 @@ export function fakeExchange(o: FakeOptions = {}): FakeExchange {
   };
   const req = { method: o.method ?? 'GET', url: o.url ?? '/', headers: { ...(o.headers ?? {}) }, body: o.body, raw: { socket: {}, headersDistinct: Object.fromEntries(Object.entries(o.headers ?? {}).map(([k, v]) => [k, [v]])), rawHeaders: [] } };
   const state: RequestState = {
-    req: req as unknown as FastifyRequest,
-    reply: reply as unknown as FastifyReply,
+    req: req as unknown as HttpRequest,
+    reply: reply as unknown as HttpReply,
     requestId: 'test-request',
     receivedAt: performance.now(),
     path: '',

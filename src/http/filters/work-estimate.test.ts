@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FastifyRequest } from 'fastify';
+import type { HttpRequest } from '../transport/exchange.js';
 import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { MAX_SEATS, noteListed, WorkEstimator } from './work-estimate.js';
 
@@ -13,7 +13,7 @@ const info = (method: string, url: string) => {
 
 /** Runs one list that returned `n` objects through the estimator. */
 function listed(e: WorkEstimator, url: string, n: number): void {
-  const req = {} as FastifyRequest;
+  const req = {} as HttpRequest;
   noteListed(req, n);
   e.learn(req, info('GET', url).info);
 }
@@ -39,7 +39,7 @@ test('a list is one seat per 100 objects the latest list of its resource returne
 
 test('a request that did not list teaches nothing', () => {
   const e = new WorkEstimator();
-  e.learn({} as FastifyRequest, info('GET', SC).info);
+  e.learn({} as HttpRequest, info('GET', SC).info);
   listed(e, `${SC}/x`, 5000);
   const r = info('GET', SC);
   assert.equal(e.seats(r.info, r.query), 1);

@@ -5,7 +5,7 @@
 // (the list handler reports it with noteListed), just as cheap and about as fresh. A `limit`
 // bounds the estimate, as it bounds what a page returns.
 
-import type { FastifyRequest } from 'fastify';
+import type { HttpRequest } from '../transport/exchange.js';
 import type { RequestInfo } from '../../apimachinery/request-context.js';
 
 export const OBJECTS_PER_SEAT = 100;
@@ -15,7 +15,7 @@ export const MAX_SEATS = 10;
 const listed = new WeakMap<object, number>();
 
 /** Called by the list handler: this request's collection holds `count` objects. */
-export function noteListed(req: FastifyRequest, count: number): void {
+export function noteListed(req: HttpRequest, count: number): void {
   listed.set(req, count);
 }
 
@@ -33,7 +33,7 @@ export class WorkEstimator {
   }
 
   /** After the request ran: remembers what a list returned. */
-  learn(req: FastifyRequest, info: RequestInfo): void {
+  learn(req: HttpRequest, info: RequestInfo): void {
     const n = listed.get(req);
     if (n === undefined || info.verb !== 'list') return;
     // The counts are keyed by served resources only (the handler reported a real list).

@@ -3,7 +3,7 @@
 // there: another method is a 405), while health, metrics, the root, /apis, /apis/<group> and
 // OpenAPI are plain handlers that answer any method (a HEAD gets the GET's headers, no body).
 
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import { internal, methodNotAllowed, notAcceptable, pathNotFound } from '../../apimachinery/status-error.js';
 import type { ResourceDefinition } from '../../registry/resource-definition.js';
 import {
@@ -36,7 +36,7 @@ const isCoreV1 = (parts: string[]): boolean => parts.length === 2 && parts[0] ==
  * The address the client reached us at, as host:port (kube names its advertised address; this
  * is the one the client is known to reach). An IPv4 client on a dual-stack socket is plain IPv4.
  */
-function serverAddressOf(req: FastifyRequest): string {
+function serverAddressOf(req: HttpRequest): string {
   const socket = req.raw.socket;
   const host = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
   return `${host.includes(':') ? `[${host}]` : host}:${socket.localPort ?? 443}`;
@@ -85,7 +85,7 @@ export class NonResourceRoutes {
   }
 
   /** Serves the path, or throws a 404 Status (the returned promise, if any, never rejects). */
-  serve(req: FastifyRequest, reply: FastifyReply, path: string, query: URLSearchParams, pretty: boolean): void | Promise<void> {
+  serve(req: HttpRequest, reply: HttpReply, path: string, query: URLSearchParams, pretty: boolean): void | Promise<void> {
     const parts = path.split('/').filter(Boolean);
     const json = (body: unknown) => writeBody(reply, 200, body, { format: { kind: 'json' }, pretty });
     const getOnly = path === '/version' || path === '/version/' || (parts[0] === 'api' && parts.length === 1) || isCoreV1(parts);
@@ -115,14 +115,14 @@ export class NonResourceRoutes {
     };
   }
 
-  private async health(reply: FastifyReply, endpoint: HealthEndpoint, checkPath: string, query: URLSearchParams): Promise<void> {
+  private async health(reply: HttpReply, endpoint: HealthEndpoint, checkPath: string, query: URLSearchParams): Promise<void> {
     const answer = await healthResponse(this.opts.health ?? DEFAULT_HEALTH_CHECKS, endpoint, checkPath, query, this.opts.onHealthFailure);
     // Inside an async route a thrown Status would escape the caller's try: answer the 404 here.
     if (!answer) return writeStatus(reply, pathNotFound().status, { pretty: false });
     reply.code(answer.code).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(Buffer.from(answer.body));
   }
 
-  private async metrics(reply: FastifyReply, render: NonNullable<NonResourceOptions['metrics']>): Promise<void> {
+  private async metrics(reply: HttpReply, render: NonNullable<NonResourceOptions['metrics']>): Promise<void> {
     try {
       const { contentType, body } = await render();
       reply.code(200).header('Content-Type', contentType).send(Buffer.from(body));
@@ -141,7 +141,7 @@ export class NonResourceRoutes {
     return ['/api', '/api/v1', '/apis', ...groups, ...gvs, '/healthz', '/livez', ...metrics, '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/readyz', '/version', ...checks].sort();
   }
 
-  private api(req: FastifyRequest, reply: FastifyReply, pretty: boolean): void | Promise<void> {
+  private api(req: HttpRequest, reply: HttpReply, pretty: boolean): void | Promise<void> {
     const which = negotiateDiscovery(header(req, 'accept'));
     if (which === 'legacy') return writeBody(reply, 200, coreAPIVersions(serverAddressOf(req)), { format: { kind: 'json' }, pretty });
     const { body, etag } = this.coreAggregated[which];
@@ -150,7 +150,7 @@ export class NonResourceRoutes {
     reply.code(200).header('Content-Type', which === 'v2' ? AGGREGATED_V2_CONTENT_TYPE : AGGREGATED_V2BETA1_CONTENT_TYPE).send(Buffer.from(body));
   }
 
-  private apis(req: FastifyRequest, reply: FastifyReply, parts: string[], pretty: boolean): void {
+  private apis(req: HttpRequest, reply: HttpReply, parts: string[], pretty: boolean): void {
     const defs = [...this.opts.definitions, ...this.opts.extraDiscovery];
     const json = (body: object | undefined) => {
       if (!body) throw pathNotFound();
@@ -183,7 +183,7 @@ export class NonResourceRoutes {
     return this.openapiV2Docs;
   }
 
-  private openapi(req: FastifyRequest, reply: FastifyReply, parts: string[], query: URLSearchParams): void | Promise<void> {
+  private openapi(req: HttpRequest, reply: HttpReply, parts: string[], query: URLSearchParams): void | Promise<void> {
     if (parts[1] === 'v2' && parts.length === 2) {
       const which = negotiateOpenAPIV2(header(req, 'accept'));
       return this.openapiV2.then(
@@ -205,7 +205,7 @@ export class NonResourceRoutes {
   }
 
   /** Content-hash caching as kube: a matching ?hash= is immutable, a stale one redirects, none revalidates. */
-  private sendDocument(req: FastifyRequest, reply: FastifyReply, doc: OpenAPIDocument, query: URLSearchParams, gv?: string, contentType = 'application/json'): void {
+  private sendDocument(req: HttpRequest, reply: HttpReply, doc: OpenAPIDocument, query: URLSearchParams, gv?: string, contentType = 'application/json'): void {
     const etag = `"${doc.hash}"`;
     const hash = query.get('hash');
     reply.header('ETag', etag).header('Vary', 'Accept');
