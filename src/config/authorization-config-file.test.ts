@@ -39,6 +39,9 @@ describe('AuthorizationConfiguration file', () => {
 - type: RBAC
   name: rbac
 `);
+    // The compiled programs ride along (the chain reuses them); everything else is plain data.
+    assert.equal(specs[0]!.webhook?.compiledConditions?.length, 2);
+    delete specs[0]!.webhook!.compiledConditions;
     assert.deepEqual(specs, [
       {
         type: 'Webhook',
@@ -71,6 +74,15 @@ describe('AuthorizationConfiguration file', () => {
       '[authorizers[0].webhook.timeout: Invalid value: "1m": must be > 0s and <= 30s, authorizers[0].webhook.subjectAccessReviewVersion: Unsupported value: "v2": supported values: "v1", "v1beta1", authorizers[0].webhook.matchConditionSubjectAccessReviewVersion: Required value: required if match conditions are specified, authorizers[0].webhook.failurePolicy: Unsupported value: "Maybe": supported values: "Deny", "NoOpinion", authorizers[0].webhook.connectionInfo.kubeConfigFile: Invalid value: "relative.yaml": must be an absolute path, authorizers[0].webhook.matchConditions[0].expression: Invalid value: "1 +": compilation failed: <input>:1:3: found + but expecting end of input]',
     );
     assert.match(await error('kind: Config\napiVersion: v1\n'), /want kind AuthorizationConfiguration/);
+  });
+
+  test('match conditions are bounded at load: one variable, no nested comprehensions, 5 KiB', async () => {
+    const webhook = (expression: string): string =>
+      `${head}authorizers: [{type: Webhook, name: w, webhook: {timeout: 3s, subjectAccessReviewVersion: v1, matchConditionSubjectAccessReviewVersion: v1, failurePolicy: Deny, connectionInfo: {type: KubeConfigFile, kubeConfigFile: ${kubeconfig}}, matchConditions: [{expression: ${JSON.stringify(expression)}}]}}]`;
+    assert.match(await error(webhook('claims.sub == "x"')), /matchConditions\[0\]\.expression: Invalid value: .*undeclared reference to 'claims' \(only request may be referenced\)/);
+    assert.match(await error(webhook('request.groups.all(g, request.groups.exists(h, h == g))')), /matchConditions\[0\]\.expression: Invalid value: .*cost limit: comprehensions .* may not be nested/);
+    assert.match(await error(webhook(`request.user == "${'a'.repeat(6000)}"`)), /matchConditions\[0\]\.expression: Invalid value: .*at most 5120 are allowed/);
+    assert.equal((await parse(webhook('request.groups.exists(g, g == "admins")')))[0]!.webhook!.compiledConditions!.length, 1);
   });
 
   test('the flags become the same list (the webhook named default, 30 s, NoOpinion)', () => {

@@ -11,6 +11,7 @@ import { fieldErrors, fieldErrorText, FieldPath, type FieldError } from '../apim
 import { isDNS1123Subdomain } from '../apimachinery/validation/names.js';
 import type { SarVersion } from '../auth/webhook/subject-access-review.js';
 import type { FailurePolicy } from '../auth/webhook/webhook-authorizer.js';
+import type { Program } from '../auth/webhook/match-conditions.js';
 import { parseGoDuration } from '../apimachinery/go-duration.js';
 import type { AuthorizationMode, WebhookFlags } from './authorization-options.js';
 
@@ -22,6 +23,8 @@ export interface WebhookSpec {
   failurePolicy: FailurePolicy;
   connection: { kind: 'kubeconfig'; path: string } | { kind: 'in-cluster' };
   matchConditions: string[];
+  /** The match conditions as compiled when the file was validated, in the same order (reused by the chain, never compiled twice). */
+  compiledConditions?: readonly Program[];
 }
 
 export interface AuthorizerSpec {
@@ -79,7 +82,7 @@ export async function parseAuthorizationConfiguration(text: string, path: string
   const list = Array.isArray(root.authorizers) ? root.authorizers : [];
   if (list.length === 0) errors.push(fieldErrors.required('authorizers', 'at least one authorization mode must be defined'));
   const hasConditions = list.some((a) => Array.isArray(obj(obj(a).webhook).matchConditions) && (obj(obj(a).webhook).matchConditions as unknown[]).length > 0);
-  const compile = hasConditions ? (await import('../auth/webhook/match-conditions.js')).compileMatchCondition : () => undefined;
+  const compile = hasConditions ? (await import('../auth/webhook/match-conditions.js')).compileMatchCondition : undefined;
   const seenTypes = new Set<string>();
   const seenNames = new Set<string>();
   const out: AuthorizerSpec[] = [];
@@ -124,7 +127,7 @@ function duration(v: unknown, at: FieldPath, errors: FieldError[]): number {
   }
 }
 
-function webhookSpec(w: Record<string, unknown>, at: FieldPath, errors: FieldError[], compile: (expression: string) => unknown): WebhookSpec | undefined {
+function webhookSpec(w: Record<string, unknown>, at: FieldPath, errors: FieldError[], compile: ((expression: string) => Program) | undefined): WebhookSpec | undefined {
   const before = errors.length;
   const timeoutMs = duration(w.timeout, at.child('timeout'), errors);
   if (timeoutMs === 0) errors.push(fieldErrors.required(at.child('timeout')));
@@ -166,18 +169,19 @@ function webhookSpec(w: Record<string, unknown>, at: FieldPath, errors: FieldErr
     }
   } else errors.push(fieldErrors.notSupported(at.child('connectionInfo', 'type'), ciType, ['InClusterConfig', 'KubeConfigFile']));
   const expressions: string[] = [];
+  const programs: Program[] = [];
   conditions.forEach((c, j) => {
     const ePath = at.child('matchConditions').index(j).child('expression');
     const expression = str(obj(c).expression);
     if (!expression) return errors.push(fieldErrors.required(ePath));
     if (expressions.includes(expression)) return errors.push(fieldErrors.duplicate(ePath, expression));
     try {
-      compile(expression);
+      programs.push(compile!(expression));
     } catch (err) {
-      return errors.push(fieldErrors.invalid(ePath, expression, `compilation failed: ${(err as Error).message}`));
+      return errors.push(fieldErrors.invalid(ePath, expression, (err as Error).message));
     }
     expressions.push(expression);
   });
   if (errors.length > before || !connection) return undefined;
-  return { timeoutMs, authorizedTtlMs, unauthorizedTtlMs, version: version as SarVersion, failurePolicy: failurePolicy as FailurePolicy, connection, matchConditions: expressions };
+  return { timeoutMs, authorizedTtlMs, unauthorizedTtlMs, version: version as SarVersion, failurePolicy: failurePolicy as FailurePolicy, connection, matchConditions: expressions, ...(programs.length ? { compiledConditions: programs } : {}) };
 }

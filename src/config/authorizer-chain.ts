@@ -80,7 +80,7 @@ async function authorizerFor(spec: AuthorizerSpec, i: ChainInputs): Promise<Auth
       const w = spec.webhook!;
       // The CEL evaluator is loaded only for webhooks that have match conditions.
       const cel = w.matchConditions.length ? await import('../auth/webhook/match-conditions.js') : undefined;
-      const compiled = cel ? w.matchConditions.map((expression) => ({ expression, program: cel.compileMatchCondition(expression) })) : [];
+      const compiled = cel ? w.matchConditions.map((expression, k) => ({ expression, program: w.compiledConditions?.[k] ?? cel.compileMatchCondition(expression) })) : [];
       return new WebhookAuthorizer({
         name: spec.name,
         target: await loadWebhookTarget(w.connection.kind === 'kubeconfig' ? w.connection.path : { inCluster: true }),

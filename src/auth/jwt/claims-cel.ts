@@ -2,25 +2,13 @@
 // payload) or `user` (the mapped UserInfo), compiled once when the configuration is loaded and
 // evaluated per token through @bufbuild/cel. A compile error names the field path of the rule.
 //
-// Cost bound: kube estimates each expression's cost and bounds it at run time; @bufbuild/cel has
-// no cost model, so the bound here is structural: an expression is at most MAX_EXPRESSION_LENGTH
-// characters and may not nest comprehensions (map/filter/all/exists/exists_one inside another's
-// body). A non-nested expression's work is linear in the size of the claims, which the request
-// header limit bounds, so no token can make one expression take more than linear time.
+// The structural cost bound (length, variables, no nested comprehensions) is cel-bounds.ts's.
 
-import { celEnv, isCelError, isCelList, parse, plan, type CelValue } from '@bufbuild/cel';
+import { celEnv, isCelError, isCelList, plan, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-
-/** The parsed AST (its type comes from @bufbuild/cel's parser). */
-type Expr = ReturnType<typeof parse>['expr'];
-
-export const MAX_EXPRESSION_LENGTH = 5 * 1024;
+import { children, parseBounded, type Expr } from '../cel-bounds.js';
 
 const env = celEnv({ funcs: strings });
-
-export class CelCompileError extends Error {
-  override name = 'CelCompileError';
-}
 
 export interface CompiledExpression {
   readonly source: string;
@@ -32,18 +20,7 @@ export interface CompiledExpression {
 
 /** Compiles `source` for the variable `variable` (`claims` or `user`); throws CelCompileError. */
 export function compileExpression(source: string, variable: 'claims' | 'user'): CompiledExpression {
-  if (source.length > MAX_EXPRESSION_LENGTH) throw new CelCompileError(`expression is ${source.length} characters; at most ${MAX_EXPRESSION_LENGTH} are allowed`);
-  let ast: Expr;
-  try {
-    ast = parse(source).expr;
-  } catch (err) {
-    throw new CelCompileError(`compilation failed: ${(err as Error).message}`);
-  }
-  const unknown = freeIdentifiers(ast).filter((id) => id !== variable);
-  if (unknown.length) throw new CelCompileError(`compilation failed: undeclared reference to '${unknown[0]}'${variable === 'user' ? ' (only user may be referenced)' : ' (only claims may be referenced)'}`);
-  if (comprehensionDepth(ast) > 1) {
-    throw new CelCompileError('cost limit: comprehensions (map, filter, all, exists, exists_one) may not be nested; nested ones cost more than linear time in the size of the token');
-  }
+  const ast = parseBounded(source, variable, `only ${variable} may be referenced`);
   const run = plan(env, ast);
   return {
     source,
@@ -100,51 +77,6 @@ export function celStringList(v: CelValue): string[] | undefined {
   return undefined;
 }
 
-
-function children(e: Expr | undefined): (Expr | undefined)[] {
-  const k = e?.exprKind;
-  switch (k?.case) {
-    case 'selectExpr':
-      return [k.value.operand];
-    case 'callExpr':
-      return [k.value.target, ...k.value.args];
-    case 'listExpr':
-      return k.value.elements;
-    case 'structExpr':
-      return k.value.entries.flatMap((en) => [en.keyKind.case === 'mapKey' ? en.keyKind.value : undefined, en.value]);
-    case 'comprehensionExpr':
-      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result];
-    default:
-      return [];
-  }
-}
-
-function freeIdentifiers(e: Expr | undefined, bound: ReadonlySet<string> = new Set()): string[] {
-  const k = e?.exprKind;
-  if (!k) return [];
-  if (k.case === 'identExpr') return bound.has(k.value.name) ? [] : [k.value.name];
-  if (k.case === 'comprehensionExpr') {
-    const c = k.value;
-    const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar].filter(Boolean));
-    return [
-      ...freeIdentifiers(c.iterRange, bound),
-      ...freeIdentifiers(c.accuInit, bound),
-      ...[c.loopCondition, c.loopStep, c.result].flatMap((x) => freeIdentifiers(x, inner)),
-    ];
-  }
-  return children(e).flatMap((c) => freeIdentifiers(c, bound));
-}
-
-function comprehensionDepth(e: Expr | undefined): number {
-  const k = e?.exprKind;
-  if (!k) return 0;
-  if (k.case === 'comprehensionExpr') {
-    const c = k.value;
-    const body = Math.max(...[c.loopCondition, c.loopStep, c.result].map(comprehensionDepth));
-    return Math.max(1 + body, comprehensionDepth(c.iterRange), comprehensionDepth(c.accuInit));
-  }
-  return Math.max(0, ...children(e).map(comprehensionDepth));
-}
 
 function selects(e: Expr | undefined, variable: string, field: string): boolean {
   const k = e?.exprKind;

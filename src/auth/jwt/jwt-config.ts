@@ -5,7 +5,8 @@
 
 import { X509Certificate } from 'node:crypto';
 import { fieldErrors, FieldPath, type FieldError } from '../../apimachinery/field-error.js';
-import { CelCompileError, compileExpression, type CompiledExpression } from './claims-cel.js';
+import { compileExpression, type CompiledExpression } from './claims-cel.js';
+import { CelCompileError } from '../cel-bounds.js';
 
 export interface PrefixedClaimOrExpression {
   claim?: string;

@@ -2,20 +2,23 @@
 // `request`, the SubjectAccessReview v1 spec with every user and attribute field present (kube's
 // unstructured form: empty strings, [] groups, {} extra), evaluated with @bufbuild/cel. All true:
 // the webhook is called; one false: skipped (no opinion); otherwise an evaluation error (kube's
-// aggregated message), which the failure policy decides. Compiled once, at load: a syntax error
-// is a configuration error naming the expression.
+// aggregated message), which the failure policy decides. Compiled once, when the configuration
+// loads, within the structural cost bound every CEL expression of ours has (cel-bounds.ts): a
+// syntax error, a variable other than `request` or nested comprehensions are a configuration
+// error naming the expression.
 
-import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
+import { celEnv, isCelError, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { AuthorizationObserver } from '../authorization-observer.js';
+import { parseBounded } from '../cel-bounds.js';
 
-type Program = ReturnType<typeof plan>;
+export type Program = ReturnType<typeof plan>;
 
 const env = celEnv({ funcs: strings });
 
-/** Compiles one expression; throws with the parser's message. */
+/** Compiles one expression; throws CelCompileError (cel-bounds.ts) naming what is wrong. */
 export function compileMatchCondition(expression: string): Program {
-  return plan(env, parse(expression));
+  return plan(env, parseBounded(expression, 'request', 'only request may be referenced'));
 }
 
 /** The `request` variable kube binds: every string and user field present, even empty ones. */
