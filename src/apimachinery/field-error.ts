@@ -1,6 +1,8 @@
 // Field-level validation errors, rendered exactly as apimachinery's field.Error does,
 // because kubectl prints `cause.message` verbatim and clients compare the text.
 
+import { goQuote } from './go-quote.js';
+
 /** The `reason` a field error carries in Status details.causes. */
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -97,10 +99,6 @@ export const fieldErrors = {
   }),
 };
 
-/** Go's %q for strings: double-quoted with Go escapes (JSON escapes agree for what we print). */
-export function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/\\u007f/g, '\\x7f');
-}
 
 /**
  * Longest rendering of one bad value, in characters. Upstream prints values whole; we bound them

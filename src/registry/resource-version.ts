@@ -4,7 +4,7 @@
 // number: it still compares as larger than every stored revision, just as the value itself
 // would, and is never rounded onto a revision that exists. Messages print the exact value.
 
-import { goQuote } from '../apimachinery/field-error.js';
+import { goQuote } from '../apimachinery/go-quote.js';
 import { badRequest, type StatusError } from '../apimachinery/status-error.js';
 
 const MAX_UINT64 = (1n << 64n) - 1n;

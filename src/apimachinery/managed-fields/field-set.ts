@@ -197,7 +197,8 @@ function checkPathElement(pe: string): void {
   }
 }
 
-const goQuote = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
+/** structured-merge-diff prints a key or set value with value.ToString, which is its JSON form. */
+const valueText = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
 
 /** kube's text form of a path, as in conflict messages: `.spec.cidrs`, `.status.conditions[type="Ready"]`. */
 export function formatPath(path: FieldPathElements): string {
@@ -208,9 +209,9 @@ export function formatPath(path: FieldPathElements): string {
         case 'f':
           return `.${body}`;
         case 'k':
-          return `[${Object.entries(JSON.parse(body) as Record<string, unknown>).map(([k, v]) => `${k}=${goQuote(v)}`).join(',')}]`;
+          return `[${Object.entries(JSON.parse(body) as Record<string, unknown>).map(([k, v]) => `${k}=${valueText(v)}`).join(',')}]`;
         case 'v':
-          return `[=${goQuote(JSON.parse(body))}]`;
+          return `[=${valueText(JSON.parse(body))}]`;
         default:
           return `[${body}]`;
       }

@@ -3,6 +3,7 @@
 // client that spells a boolean `True` (Python), `1` or leaves it empty means here what it means
 // to kube.
 
+import { goQuote } from '../../apimachinery/go-quote.js';
 import { badRequest } from '../../apimachinery/status-error.js';
 
 /**
@@ -58,7 +59,6 @@ export function queryInt64(query: URLSearchParams, name: string): number | undef
 }
 
 /** Go's %q of a string, near enough for an error message: JSON's quoting. */
-const goQuote = (v: string): string => JSON.stringify(v);
 
 /**
  * The query string as Go's `url.ParseQuery` reads it (kube reads `req.URL.Query()`, which drops
