@@ -14,6 +14,8 @@ export interface CounterCell<L> {
   value: number;
   /** What prom-client was last given (collect adds the difference). */
   synced: number;
+  /** Whether prom-client has the series (a cell made ahead shows 0 before any observation). */
+  exported: boolean;
 }
 
 /** One histogram series: per-bound counts (not cumulative), the sum and count of observations. */
@@ -43,15 +45,16 @@ export function collectedCounter<T extends string>(registry: Registry, name: str
     registers: [registry],
     collect() {
       for (const c of cells) {
-        if (c.value === c.synced) continue;
+        if (c.value === c.synced && c.exported) continue;
         this.inc(c.labels, c.value - c.synced);
         c.synced = c.value;
+        c.exported = true;
       }
     },
   });
 }
 
-export const newCounterCell = <L>(labels: L): CounterCell<L> => ({ labels, value: 0, synced: 0 });
+export const newCounterCell = <L>(labels: L): CounterCell<L> => ({ labels, value: 0, synced: 0, exported: false });
 
 /**
  * A histogram whose series live in `cells` (in order of first observation). prom-client has no
