@@ -130,7 +130,7 @@ export type Next = () => Promise<void>;
 export const STOP = 'stop';
 export type Entered = void | typeof STOP;
 
-/** A filter's parts (see the header); each is optional. `this` is the steps object. */
+/** A filter's parts (see the header); each is optional. */
 export interface FilterSteps {
   enter?(s: RequestState): Entered | Promise<Entered>;
   around?(s: RequestState, rest: Promise<void>): Promise<void>;
@@ -143,7 +143,7 @@ export type Filter = ((state: RequestState, next: Next) => Promise<void>) & { re
 
 /** Makes a filter of its steps. */
 export function filter(steps: FilterSteps): Filter {
-  const one = [steps];
+  const one = [uniform(steps)];
   return Object.assign((state: RequestState, next: Next) => runFilters(one, state, next), { steps });
 }
 
@@ -153,8 +153,13 @@ export const passThrough: Filter = filter({});
 /** Runs `filters` in order around `handler`; each may stop the request or let it go on. */
 export function compose(filters: readonly Filter[], handler: (state: RequestState) => Promise<void>): (state: RequestState) => Promise<void> {
   // A plain (state, next) function without steps still works: it wraps the rest through a closure.
-  const steps = filters.map((f): WrapSteps => f.steps ?? { wrap: f });
+  const steps = filters.map((f) => uniform(f.steps ?? { wrap: f }));
   return (state) => runFilters(steps, state, handler);
+}
+
+/** The steps with every field present, so the loop reads one shape of object (its property reads stay monomorphic). */
+function uniform(f: WrapSteps): WrapSteps {
+  return { enter: f.enter, around: f.around, leave: f.leave, ended: f.ended, wrap: f.wrap };
 }
 
 /** Steps of a filter written as a plain (state, next) function. */
