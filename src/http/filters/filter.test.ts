@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compose, filter, STOP, type Filter, type FilterSteps } from './filter.js';
+import { compose, filter, STOP, type Entered, type Filter, type FilterSteps } from './filter.js';
 import { fakeExchange } from './test-state.js';
 
 test('compose runs filters in order around the handler, each able to stop the request', async () => {
@@ -64,6 +64,6 @@ test('the loop: enter in order, leave in reverse (told whether the rest failed),
 
   seen.length = 0;
   const gone = fakeExchange();
-  await compose([steps('a'), steps('stop', { enter: async () => STOP }), steps('never')], async () => assert.fail('must not run'))(gone.state);
+  await compose([steps('a'), steps('stop', { enter: async (): Promise<Entered> => STOP }), steps('never')], async () => assert.fail('must not run'))(gone.state);
   assert.deepEqual(seen, ['enter a', 'leave a']);
 });

@@ -127,7 +127,7 @@ export const effectiveUser = (s: RequestState): UserInfo | undefined => s.impers
 export type Next = () => Promise<void>;
 
 /** What `enter` says: go on (undefined), or STOP: the request ends here, quietly (its client went away). */
-export const STOP = 'stop';
+export const STOP = 'stop' as const;
 export type Entered = void | typeof STOP;
 
 /** A filter's parts (see the header); each is optional. */
