@@ -52,8 +52,9 @@ export function timeoutFilter(requestTimeoutMs: number): Filter {
     around(s, work) {
       if (s.longRunning || s.deadline === undefined) return work;
       const run = new TimedRun(s, work, deadlines);
-      // One list per budget (the server's, or a request's own ?timeout=): deadlines arrive in order.
-      deadlines.add(run, s.deadline, s.deadline - s.receivedAt);
+      // One list per budget in whole ms (the server's, or a request's own ?timeout=): deadlines arrive
+      // almost in order. Rounded: the difference of two floats is not always the budget exactly.
+      deadlines.add(run, s.deadline, Math.round(s.deadline - s.receivedAt));
       return run.answered;
     },
   });
