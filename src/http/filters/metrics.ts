@@ -29,10 +29,6 @@ export function labelsOf(s: RequestState, served: (group: string, version: strin
 }
 
 /** One finished request as the observer sees it. */
-export function describe(s: RequestState, served: (group: string, version: string, resource: string) => boolean, code: number, durationSeconds: number, responseBytes: number): RequestObservation {
-  return observation(labelsOf(s, served), code, durationSeconds, responseBytes);
-}
-
 function observation(l: RequestLabels, code: number, durationSeconds: number, responseBytes: number): RequestObservation {
   return { verb: l.verb, dryRun: l.dryRun, group: l.group, version: l.version, resource: l.resource, subresource: l.subresource, scope: l.scope, component: l.component, code, durationSeconds, responseBytes };
 }
