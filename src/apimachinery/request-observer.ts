@@ -66,6 +66,13 @@ export function requestKind(info: RequestInfo): RequestKind {
 /** Long-running requests (kube: watch, proxy, attach, exec, log streams); here only watches. */
 export const isLongRunning = (info: RequestInfo): boolean => info.isResourceRequest && info.verb === 'watch';
 
+/** '' or the sorted, de-duplicated dryRun values joined by ',' ('All'), else 'invalid'. */
+function dryRunLabel(values: string[]): string {
+  if (values.length === 0) return '';
+  const distinct = [...new Set(values)].sort();
+  return distinct.every((v) => v === 'All') ? distinct.join(',') : 'invalid';
+}
+
 const REPORTED_VERB: Record<string, string> = {
   get: 'GET',
   list: 'LIST',
@@ -82,8 +89,7 @@ const REPORTED_VERB: Record<string, string> = {
  * kube reports it (APPLY for server-side apply), the scope, and the dryRun values.
  */
 export function requestLabels(info: RequestInfo, method: string, query: URLSearchParams, contentType: string | undefined): RequestLabels {
-  const dryRunValues = [...new Set(query.getAll('dryRun'))].sort();
-  const dryRun = dryRunValues.every((v) => v === 'All') ? dryRunValues.join(',') : 'invalid';
+  const dryRun = dryRunLabel(query.getAll('dryRun'));
   if (!info.isResourceRequest) {
     return { verb: method.toUpperCase(), dryRun, group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
   }

@@ -6,7 +6,8 @@
 // This is the only module that knows prom-client; main wires it, /metrics renders it.
 
 import { hostname } from 'node:os';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { CollectedHistogram, collectedCounter, newCounterCell, type CounterCell, type HistogramCell } from './collected-metrics.js';
 import type { AuditObserver } from '../auth/audit/audit-observer.js';
 import type { AuthenticationObserver, AuthenticationResult } from '../auth/authentication-observer.js';
 import { createAuthnMetrics, hashLabel, type AuthnMetrics } from './authn-metrics.js';
@@ -47,17 +48,26 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const registers = [registry];
-  const attempts = new Counter({ name: 'authentication_attempts', help: 'Counter of authenticated attempts.', labelNames: ['result'], registers });
-  const authDuration = new Histogram({
-    name: 'authentication_duration_seconds',
-    help: 'Authentication duration in seconds broken out by result.',
-    labelNames: ['result'],
-    buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
-    registers,
-  });
+  // Every request is authenticated: its two observations go to our own cells, read by prom-client
+  // at scrape time (collected-metrics.ts); the three attempt series exist from the start at 0.
+  const results = ['success', 'failure', 'error'] as const;
+  const attemptCells = results.map((result) => newCounterCell({ result }));
+  const attemptsOf = Object.fromEntries(results.map((r, i) => [r, attemptCells[i]!])) as Record<AuthenticationResult, CounterCell<{ result: string }>>;
+  collectedCounter(registry, 'authentication_attempts', 'Counter of authenticated attempts.', ['result'], attemptCells);
+  const durationCells: HistogramCell<{ result: string }>[] = [];
+  const durationOf: Partial<Record<AuthenticationResult, HistogramCell<{ result: string }>>> = {};
+  const authDuration = new CollectedHistogram(
+    {
+      name: 'authentication_duration_seconds',
+      help: 'Authentication duration in seconds broken out by result.',
+      labelNames: ['result'],
+      buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
+      registers,
+    },
+    durationCells,
+  );
   const auditEvents = new Counter({ name: 'apiserver_audit_event_total', help: 'Counter of audit events generated and sent to the audit backend.', registers });
   const auditErrors = new Counter({ name: 'apiserver_audit_error_total', help: 'Counter of audit events that failed to be audited properly.', labelNames: ['plugin'], registers });
-  for (const result of ['success', 'failure', 'error'] as const) attempts.inc({ result }, 0);
   // One identity for both reload families (authentication and authorization configuration), as in kube.
   const apiserverIdHash = hashLabel(opts.apiserverId ?? `platform-apiserver-${hostname()}`);
   return {
@@ -69,8 +79,12 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
     snapshots: new SnapshotMetrics(registry),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {
-        attempts.inc({ result });
-        authDuration.observe({ result }, durationSeconds);
+        const attempts = attemptsOf[result];
+        if (!attempts) return;
+        attempts.value++;
+        let cell = durationOf[result];
+        if (!cell) durationCells.push((cell = durationOf[result] = authDuration.newCell({ result })));
+        authDuration.observeIn(cell, durationSeconds);
       },
     },
     audit: {

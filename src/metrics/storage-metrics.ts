@@ -2,7 +2,8 @@
 // apiserver_registered_watchers, apiserver_watch_events_total, apiserver_watch_cache_*) as a
 // StorageObserver. The resource labels come from the wiring (a fixed set), never from keys.
 
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { CollectedHistogram, collectedCounter, newCounterCell, type CounterCell, type HistogramCell } from './collected-metrics.js';
 import type { StorageObserver, StorageOperation } from '../storage/storage-observer.js';
 import { REQUEST_DURATION_BUCKETS, type MetricsResource } from './request-metrics.js';
 
@@ -15,11 +16,24 @@ export interface StorageMetricsOptions {
   countObjects?: (resource: string) => Promise<number>;
 }
 
+type OperationLabels = Record<'operation' | 'type', string>;
+
+/** One operation on one type: its series of the etcd_request_* families, found once per store request. */
+interface OperationSeries {
+  duration: HistogramCell<OperationLabels>;
+  requests: CounterCell<OperationLabels>;
+  /** Made on the first failure (no series before one, as prom-client would have it). */
+  errors: CounterCell<OperationLabels> | undefined;
+}
+
 export class StorageMetrics implements StorageObserver {
   private readonly byLabel: Map<string, MetricsResource>;
-  private readonly duration: Histogram<'operation' | 'type'>;
-  private readonly requests: Counter<'operation' | 'type'>;
-  private readonly errors: Counter<'operation' | 'type'>;
+  // Every store request is counted: the series are ours, read by prom-client at scrape time (collected-metrics.ts).
+  private readonly duration: CollectedHistogram<'operation' | 'type'>;
+  private readonly operations = new Map<string, OperationSeries>();
+  private readonly durationCells: HistogramCell<OperationLabels>[] = [];
+  private readonly requestCells: CounterCell<OperationLabels>[] = [];
+  private readonly errorCells: CounterCell<OperationLabels>[] = [];
   private readonly registered: Gauge<'group' | 'version' | 'kind'>;
   private readonly events: Counter<'group' | 'version' | 'kind'>;
   private readonly cacheInits: Counter<'resource'>;
@@ -29,15 +43,18 @@ export class StorageMetrics implements StorageObserver {
   constructor(registry: Registry, opts: StorageMetricsOptions) {
     this.byLabel = new Map(opts.resources.map((r) => [storageResourceLabel(r), r]));
     const registers = [registry];
-    this.duration = new Histogram({
-      name: 'etcd_request_duration_seconds',
-      help: 'Storage request latency in seconds for each operation and object type (the SQLite or etcd store alike).',
-      labelNames: ['operation', 'type'],
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
-    this.requests = new Counter({ name: 'etcd_requests_total', help: 'Storage request counts for each operation and object type.', labelNames: ['operation', 'type'], registers });
-    this.errors = new Counter({ name: 'etcd_request_errors_total', help: 'Storage request error counts for each operation and object type.', labelNames: ['operation', 'type'], registers });
+    this.duration = new CollectedHistogram(
+      {
+        name: 'etcd_request_duration_seconds',
+        help: 'Storage request latency in seconds for each operation and object type (the SQLite or etcd store alike).',
+        labelNames: ['operation', 'type'],
+        buckets: REQUEST_DURATION_BUCKETS,
+        registers,
+      },
+      this.durationCells,
+    );
+    collectedCounter(registry, 'etcd_requests_total', 'Storage request counts for each operation and object type.', ['operation', 'type'], this.requestCells);
+    collectedCounter(registry, 'etcd_request_errors_total', 'Storage request error counts for each operation and object type.', ['operation', 'type'], this.errorCells);
     const countObjects = opts.countObjects;
     const labels = [...this.byLabel.keys()];
     new Gauge({
@@ -63,10 +80,22 @@ export class StorageMetrics implements StorageObserver {
   }
 
   request(operation: StorageOperation, type: string, durationSeconds: number, failed: boolean): void {
-    const labels = { operation, type: this.byLabel.has(type) ? type : 'unknown' };
-    this.duration.observe(labels, durationSeconds);
-    this.requests.inc(labels);
-    if (failed) this.errors.inc(labels);
+    const known = this.byLabel.has(type) ? type : 'unknown';
+    const key = `${operation}\0${known}`;
+    let series = this.operations.get(key);
+    if (!series) {
+      const labels = { operation, type: known };
+      series = { duration: this.duration.newCell(labels), requests: newCounterCell(labels), errors: undefined };
+      this.operations.set(key, series);
+      this.durationCells.push(series.duration);
+      this.requestCells.push(series.requests);
+    }
+    this.duration.observeIn(series.duration, durationSeconds);
+    series.requests.value++;
+    if (failed) {
+      if (!series.errors) this.errorCells.push((series.errors = newCounterCell(series.duration.labels)));
+      series.errors.value++;
+    }
   }
 
   watchers(resource: string, delta: 1 | -1): void {

@@ -7,7 +7,19 @@
 
 import type { EventSink } from './push-stream.js';
 import { iterate } from './push-stream.js';
-import { isStorageError, type RevisionedStore, type StoreWatch, type WatchEvent, type WatchOptions } from './revisioned-store.js';
+import {
+  isStorageError,
+  type DeleteResult,
+  type GetOptions,
+  type GetResult,
+  type ListOptions,
+  type ListResult,
+  type PutResult,
+  type RevisionedStore,
+  type StoreWatch,
+  type WatchEvent,
+  type WatchOptions,
+} from './revisioned-store.js';
 import type { StorageObserver, StorageOperation } from './storage-observer.js';
 
 /** Which label a key belongs to: the longest matching prefix, or `fallback`. */
@@ -21,32 +33,127 @@ const isFailure = (err: unknown): boolean => !isStorageError(err) || err.code ==
 
 /** Times every store request and reports it with the operation and the key's type. */
 export function timedStore(inner: RevisionedStore, observer: StorageObserver, types: KeyTypes): RevisionedStore {
-  const sorted = [...types.prefixes].sort((a, b) => b.prefix.length - a.prefix.length);
-  const typeOf = (key: string): string => sorted.find((p) => key.startsWith(p.prefix))?.type ?? types.fallback;
-  const timed = async <T>(operation: StorageOperation, key: string, run: () => Promise<T>): Promise<T> => {
+  return new TimedStore(inner, observer, types);
+}
+
+/**
+ * A plain class delegating each method (no closure or Proxy per call: every read of every
+ * request goes through here).
+ */
+class TimedStore implements RevisionedStore {
+  private readonly prefixes: readonly { prefix: string; type: string }[];
+  private readonly fallback: string;
+
+  constructor(
+    private readonly inner: RevisionedStore,
+    private readonly observer: StorageObserver,
+    types: KeyTypes,
+  ) {
+    this.prefixes = [...types.prefixes].sort((a, b) => b.prefix.length - a.prefix.length);
+    this.fallback = types.fallback;
+  }
+
+  async get(key: string, opts?: GetOptions): Promise<GetResult> {
     const start = process.hrtime.bigint();
-    let failed = false;
+    let r;
     try {
-      return await run();
+      r = await this.inner.get(key, opts);
     } catch (err) {
-      failed = isFailure(err);
-      throw err;
-    } finally {
-      observer.request(operation, typeOf(key), Number(process.hrtime.bigint() - start) / 1e9, failed);
+      throw this.failed('get', key, start, err);
     }
-  };
-  return {
-    get: (key, opts) => timed('get', key, () => inner.get(key, opts)),
-    list: (prefix, opts) => timed('list', prefix, () => inner.list(prefix, opts)),
-    count: (prefix) => timed('listWithCount', prefix, () => inner.count(prefix)),
-    optimisticPut: (key, value, expected) => timed(expected === 0 ? 'create' : 'update', key, () => inner.optimisticPut(key, value, expected)),
-    optimisticDelete: (key, expected) => timed('delete', key, () => inner.optimisticDelete(key, expected)),
-    watch: (prefix, opts) => inner.watch(prefix, opts),
-    currentRevision: () => inner.currentRevision(),
-    compactedRevision: () => inner.compactedRevision(),
-    compact: (revision) => timed('compact', '', () => inner.compact(revision)),
-    close: () => inner.close(),
-  };
+    this.report('get', key, start, false);
+    return r;
+  }
+
+  async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    const start = process.hrtime.bigint();
+    let r;
+    try {
+      r = await this.inner.list(prefix, opts);
+    } catch (err) {
+      throw this.failed('list', prefix, start, err);
+    }
+    this.report('list', prefix, start, false);
+    return r;
+  }
+
+  async count(prefix: string): Promise<number> {
+    const start = process.hrtime.bigint();
+    let r;
+    try {
+      r = await this.inner.count(prefix);
+    } catch (err) {
+      throw this.failed('listWithCount', prefix, start, err);
+    }
+    this.report('listWithCount', prefix, start, false);
+    return r;
+  }
+
+  async optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
+    const operation = expectedModRevision === 0 ? 'create' : 'update';
+    const start = process.hrtime.bigint();
+    let r;
+    try {
+      r = await this.inner.optimisticPut(key, value, expectedModRevision);
+    } catch (err) {
+      throw this.failed(operation, key, start, err);
+    }
+    this.report(operation, key, start, false);
+    return r;
+  }
+
+  async optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    const start = process.hrtime.bigint();
+    let r;
+    try {
+      r = await this.inner.optimisticDelete(key, expectedModRevision);
+    } catch (err) {
+      throw this.failed('delete', key, start, err);
+    }
+    this.report('delete', key, start, false);
+    return r;
+  }
+
+  watch(prefix: string, opts: WatchOptions): StoreWatch {
+    return this.inner.watch(prefix, opts);
+  }
+
+  currentRevision(): Promise<number> {
+    return this.inner.currentRevision();
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.inner.compactedRevision();
+  }
+
+  async compact(revision: number): Promise<void> {
+    const start = process.hrtime.bigint();
+    try {
+      await this.inner.compact(revision);
+    } catch (err) {
+      throw this.failed('compact', '', start, err);
+    }
+    this.report('compact', '', start, false);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private typeOf(key: string): string {
+    for (const p of this.prefixes) if (key.startsWith(p.prefix)) return p.type;
+    return this.fallback;
+  }
+
+  private report(operation: StorageOperation, key: string, start: bigint, failed: boolean): void {
+    this.observer.request(operation, this.typeOf(key), Number(process.hrtime.bigint() - start) / 1e9, failed);
+  }
+
+  /** Reports a request that threw, and hands back its error to rethrow. */
+  private failed(operation: StorageOperation, key: string, start: bigint, err: unknown): unknown {
+    this.report(operation, key, start, isFailure(err));
+    return err;
+  }
 }
 
 export type WatchRole = 'client' | 'cache';
@@ -56,28 +163,69 @@ export type WatchRole = 'client' | 'cache';
  * watchers, events sent) or, for the store under a watch cache, as the cache's feed.
  */
 export function watchedStore(inner: RevisionedStore, observer: StorageObserver, resource: string, role: WatchRole): RevisionedStore {
+  return new WatchedStore(inner, observer, resource, role);
+}
+
+/** Delegates every method to the store below; only `watch` is observed. */
+class WatchedStore implements RevisionedStore {
   // Under a watch cache, the cache also hands some client watches straight to the store (those
   // resuming from before its window). Its own feed is the watch it opens when it has none: the
   // first, and the first after one ended; the others are client watches, counted above the cache.
-  let feed: ObservedWatch | undefined;
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === 'watch') {
-        return (prefix: string, opts: WatchOptions): StoreWatch => {
-          const watch = target.watch(prefix, opts);
-          if (role === 'client') return new ObservedWatch(watch, observer, resource, role);
-          if (feed) return watch;
-          const observed: ObservedWatch = new ObservedWatch(watch, observer, resource, role, () => {
-            if (feed === observed) feed = undefined;
-          });
-          feed = observed;
-          return observed;
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  private feed: ObservedWatch | undefined;
+
+  constructor(
+    private readonly inner: RevisionedStore,
+    private readonly observer: StorageObserver,
+    private readonly resource: string,
+    private readonly role: WatchRole,
+  ) {}
+
+  get(key: string, opts?: GetOptions): Promise<GetResult> {
+    return this.inner.get(key, opts);
+  }
+
+  list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    return this.inner.list(prefix, opts);
+  }
+
+  count(prefix: string): Promise<number> {
+    return this.inner.count(prefix);
+  }
+
+  optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
+    return this.inner.optimisticPut(key, value, expectedModRevision);
+  }
+
+  optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    return this.inner.optimisticDelete(key, expectedModRevision);
+  }
+
+  watch(prefix: string, opts: WatchOptions): StoreWatch {
+    const watch = this.inner.watch(prefix, opts);
+    if (this.role === 'client') return new ObservedWatch(watch, this.observer, this.resource, this.role);
+    if (this.feed) return watch;
+    const observed: ObservedWatch = new ObservedWatch(watch, this.observer, this.resource, this.role, () => {
+      if (this.feed === observed) this.feed = undefined;
+    });
+    this.feed = observed;
+    return observed;
+  }
+
+  currentRevision(): Promise<number> {
+    return this.inner.currentRevision();
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.inner.compactedRevision();
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.inner.compact(revision);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
 }
 
 class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {

@@ -7,7 +7,7 @@
 
 import type { AuditLog } from './audit-log.js';
 import { RequestAudit } from './audit-log.js';
-import { passThrough, type Filter, type RequestState } from './filter.js';
+import { filter, passThrough, type Filter, type RequestState } from './filter.js';
 import { observeResponseBody } from '../endpoints/response-writer.js';
 
 const identified = new WeakSet<RequestState>();
@@ -24,41 +24,45 @@ function identify(s: RequestState): void {
 
 export function auditInit(log: AuditLog | undefined): Filter {
   if (!log) return passThrough;
-  return async (s, next) => {
-    const audit = new RequestAudit(log, s.requestId, s.req, new Date());
-    s.audit = audit;
-    // The trail ends when the response does: written ('finish'), or cut off after it began
-    // ('close' alone: the client went away mid-body, or a body still being written at the
-    // request's deadline, or a watch's client left).
-    let ended = false;
-    const end = (): void => {
-      if (ended) return;
-      ended = true;
-      // Answered 504 by the timeout while the handler still worked: its trail ends when the work
-      // does, with the work's own outcome (as kube's audit, inside its timeout filter, records
-      // what the handler wrote), and says that the client was told 504.
-      if (!s.abandonedWork) return audit.complete(s.reply.raw.statusCode);
-      const answered = s.reply.raw.statusCode;
-      void s.abandonedWork.then((code) => {
-        audit.annotate(TIMED_OUT_ANNOTATION, `the client was answered ${answered} before the request's work ended`);
-        audit.complete(code);
-      });
-    };
-    s.reply.raw.once('finish', end);
-    s.reply.raw.once('close', () => {
-      if (s.reply.raw.headersSent) end();
-    });
-    try {
-      await next();
-    } catch (err) {
-      // Refused before the identity was settled (401, a refused impersonation): audit who we know.
-      identify(s);
-      throw err;
-    }
-  };
+  return filter({
+    enter(s) {
+      open(log, s);
+    },
+    // Refused before the identity was settled (401, a refused impersonation): audit who we know.
+    leave(s, failed) {
+      if (failed) identify(s);
+    },
+  });
 }
 
-export const auditFilter: Filter = async (s, next) => {
-  identify(s);
-  return next();
-};
+function open(log: AuditLog, s: RequestState): void {
+  const audit = new RequestAudit(log, s.requestId, s.req, new Date());
+  s.audit = audit;
+  // The trail ends when the response does: written ('finish'), or cut off after it began
+  // ('close' alone: the client went away mid-body, or a body still being written at the
+  // request's deadline, or a watch's client left).
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    // Answered 504 by the timeout while the handler still worked: its trail ends when the work
+    // does, with the work's own outcome (as kube's audit, inside its timeout filter, records
+    // what the handler wrote), and says that the client was told 504.
+    if (!s.abandonedWork) return audit.complete(s.reply.raw.statusCode);
+    const answered = s.reply.raw.statusCode;
+    void s.abandonedWork.then((code) => {
+      audit.annotate(TIMED_OUT_ANNOTATION, `the client was answered ${answered} before the request's work ended`);
+      audit.complete(code);
+    });
+  };
+  s.reply.raw.once('finish', end);
+  s.reply.raw.once('close', () => {
+    if (s.reply.raw.headersSent) end();
+  });
+}
+
+export const auditFilter = filter({
+  enter(s) {
+    identify(s);
+  },
+});

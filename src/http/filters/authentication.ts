@@ -6,7 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../../apimachinery/request-context.js';
 import { unauthorized } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
-import type { Filter } from './filter.js';
+import { filter, type Filter, type RequestState } from './filter.js';
 
 export interface AuthenticationOptions {
   authenticator: Authenticator;
@@ -16,16 +16,20 @@ export interface AuthenticationOptions {
 }
 
 export function authenticationFilter(o: AuthenticationOptions): Filter {
-  return async (s, next) => {
-    if (s.isPublic) return next();
-    const socket = s.req.raw.socket as TLSSocket;
-    const peer = o.clientCertificates && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
-    const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket.authorized, error: socket.authorizationError?.message } : undefined;
-    const result = await o.authenticator.authenticate({ headers: s.req.headers, clientCertificate });
-    delete s.req.headers.authorization;
-    if (result.kind === 'error') o.logger.debug({ reason: result.message }, 'authentication failed');
-    if (result.kind !== 'user') throw unauthorized();
-    s.authenticated = result.user;
-    return next();
-  };
+  return filter({
+    enter(s) {
+      if (!s.isPublic) return authenticate(o, s);
+    },
+  });
+}
+
+async function authenticate(o: AuthenticationOptions, s: RequestState): Promise<void> {
+  const socket = s.req.raw.socket as TLSSocket;
+  const peer = o.clientCertificates && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+  const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket.authorized, error: socket.authorizationError?.message } : undefined;
+  const result = await o.authenticator.authenticate({ headers: s.req.headers, clientCertificate });
+  delete s.req.headers.authorization;
+  if (result.kind === 'error') o.logger.debug({ reason: result.message }, 'authentication failed');
+  if (result.kind !== 'user') throw unauthorized();
+  s.authenticated = result.user;
 }

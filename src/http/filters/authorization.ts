@@ -6,7 +6,7 @@ import type { RequestInfo, UserInfo } from '../../apimachinery/request-context.j
 import type { AuthorizationAttributes, Authorizer } from '../../auth/authorizer.js';
 import { internal, unauthorized } from '../../apimachinery/status-error.js';
 import { forbiddenError } from '../../auth/forbidden-error.js';
-import { effectiveUser, type Filter } from './filter.js';
+import { effectiveUser, filter, type Filter, type RequestState } from './filter.js';
 
 /** Verbs whose selectors narrow what is asked (kube's RequestInfo keeps them for these). */
 const SELECTING_VERBS = new Set(['list', 'watch', 'deletecollection']);
@@ -34,16 +34,21 @@ export function authorizationAttributes(user: UserInfo, info: RequestInfo, query
 }
 
 export function authorizationFilter(authorizer: Authorizer): Filter {
-  return async (s, next) => {
-    if (s.isPublic) return next();
-    const user = effectiveUser(s);
-    if (!user) throw unauthorized();
-    const attrs = authorizationAttributes(user, s.info, s.query);
-    const r = await authorizer.authorize(attrs);
-    s.audit?.authorized(r);
-    // An allow stands even beside an evaluation error (kube checks the decision first).
-    if (r.decision === 'allow') return next();
-    if (r.error) throw internal(r.error);
-    throw forbiddenError(attrs, r.reason);
-  };
+  return filter({
+    enter(s) {
+      if (s.isPublic) return;
+      const user = effectiveUser(s);
+      if (!user) throw unauthorized();
+      return authorize(authorizer, s, authorizationAttributes(user, s.info, s.query));
+    },
+  });
+}
+
+async function authorize(authorizer: Authorizer, s: RequestState, attrs: AuthorizationAttributes): Promise<void> {
+  const r = await authorizer.authorize(attrs);
+  s.audit?.authorized(r);
+  // An allow stands even beside an evaluation error (kube checks the decision first).
+  if (r.decision === 'allow') return;
+  if (r.error) throw internal(r.error);
+  throw forbiddenError(attrs, r.reason);
 }

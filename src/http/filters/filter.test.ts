@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compose, type Filter } from './filter.js';
+import { compose, filter, STOP, type Entered, type Filter, type FilterSteps } from './filter.js';
 import { fakeExchange } from './test-state.js';
 
 test('compose runs filters in order around the handler, each able to stop the request', async () => {
@@ -33,4 +33,37 @@ test('the cancellation signal aborts when the response closes or on cancel()', (
   const y = fakeExchange();
   y.state.cancellation.cancel();
   assert.equal(y.state.cancellation.signal.aborted, true, 'a signal asked for after cancel() is already aborted');
+});
+
+test('the loop: enter in order, leave in reverse (told whether the rest failed), ended once when the response closes, for entered filters only; STOP ends quietly', async () => {
+  const seen: string[] = [];
+  const steps = (name: string, extra: Partial<FilterSteps> = {}): Filter =>
+    filter({
+      enter: () => void seen.push(`enter ${name}`),
+      leave: (_s, failed) => void seen.push(`leave ${name}${failed ? ' failed' : ''}`),
+      ended: () => void seen.push(`ended ${name}`),
+      ...extra,
+    });
+  const x = fakeExchange();
+  await compose([steps('a'), steps('b')], async () => void seen.push('handler'))(x.state);
+  assert.deepEqual(seen, ['enter a', 'enter b', 'handler', 'leave b', 'leave a']);
+  x.close();
+  x.close();
+  assert.deepEqual(seen.slice(5), ['ended a', 'ended b']);
+
+  seen.length = 0;
+  const refused = fakeExchange();
+  const refuse = steps('refuse', {
+    enter: () => {
+      throw new Error('refused');
+    },
+  });
+  await assert.rejects(compose([steps('a'), refuse, steps('never')], async () => assert.fail('must not run'))(refused.state), /refused/);
+  refused.close();
+  assert.deepEqual(seen, ['enter a', 'leave a failed', 'ended a']);
+
+  seen.length = 0;
+  const gone = fakeExchange();
+  await compose([steps('a'), steps('stop', { enter: async (): Promise<Entered> => STOP }), steps('never')], async () => assert.fail('must not run'))(gone.state);
+  assert.deepEqual(seen, ['enter a', 'leave a']);
 });

@@ -1,11 +1,19 @@
 // The request path's building block: a filter sees one request's state and either answers (by
-// throwing a StatusError, rendered once by the server) or passes it on with `next()`. Filters
-// run in the order chain.ts lists them, each wrapping all that follow (kube's handler chain).
-
+// throwing a StatusError, rendered once by the server) or lets it go on. Filters run in the order
+// chain.ts lists them, as kube's handler chain runs them, each around all that follow; here each
+// is a few plain functions (`FilterSteps`) that one loop (`runFilters`) calls for every request,
+// instead of a closure and a promise per filter per request:
+//   enter   before the rest (a promise only when it must wait: authentication, a turn);
+//   around  wraps the promise of the rest (the timeout, racing it against the deadline);
+//   leave   after the rest, innermost first, told whether it failed;
+//   ended   once the response is over (one 'close' listener per request serves them all).
+// A filter is still callable as `(state, next)` (its unit tests run it so, through the same loop).
 import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger, RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
 import type { RequestAudit } from './audit-log.js';
 import { responseClosed } from '../transport/response-closed.js';
+import { requestKind, type RequestKind, type RequestLabels } from '../../apimachinery/request-observer.js';
+import type { WorkEstimator } from './work-estimate.js';
 
 /** What the filters learn about a request as it goes down the chain. */
 export interface RequestState {
@@ -38,6 +46,46 @@ export interface RequestState {
    * after the deadline is still a 201 to the audit log).
    */
   abandonedWork?: Promise<number>;
+  /** Who acts and what the request weighs, found once (policyOf) for the filters that limit by user. */
+  policy?: RequestPolicy;
+  /** When the request must be answered (performance.now()), set by the timeout filter. */
+  deadline?: number;
+  /** The in-flight seats the request holds (max-in-flight.ts), given back when its response is over. */
+  heldSeats?: { release(): void };
+  /** A long-running request's metric labels, counted while it is open (metrics.ts). */
+  longRunningLabels?: RequestLabels;
+  /** How many of the chain's filters the request has entered (the ones whose `ended` runs). */
+  filtersEntered?: number;
+}
+
+const PRIVILEGED_GROUP = 'system:masters';
+
+/** What load shedding, the turn budget and the in-flight limit each need to know of a request. */
+export interface RequestPolicy {
+  readonly user: UserInfo | undefined;
+  /** The user's name ('' for nobody), the key of per-user budgets. */
+  readonly who: string;
+  /** system:masters: never shed, delayed or limited. */
+  readonly privileged: boolean;
+  readonly kind: RequestKind;
+  /** The request's width in seats (work-estimate.ts), estimated before it runs. */
+  readonly seats: number;
+}
+
+/**
+ * The request's policy, computed the first time a filter asks (once the identity, impersonation
+ * included, is known) and kept: the filters that weigh a request all see the same figures.
+ */
+export function policyOf(s: RequestState, estimator: WorkEstimator): RequestPolicy {
+  if (s.policy) return s.policy;
+  const user = effectiveUser(s);
+  return (s.policy = {
+    user,
+    who: user?.username ?? '',
+    privileged: user?.groups.includes(PRIVILEGED_GROUP) === true,
+    kind: requestKind(s.info),
+    seats: estimator.seats(s.info, s.query),
+  });
 }
 
 /**
@@ -77,15 +125,109 @@ export class Cancellation {
 export const effectiveUser = (s: RequestState): UserInfo | undefined => s.impersonated ?? s.authenticated;
 
 export type Next = () => Promise<void>;
-export type Filter = (state: RequestState, next: Next) => Promise<void>;
+
+/** What `enter` says: go on (undefined), or STOP: the request ends here, quietly (its client went away). */
+export const STOP = 'stop' as const;
+export type Entered = void | typeof STOP;
+
+/** A filter's parts (see the header); each is optional. */
+export interface FilterSteps {
+  enter?(s: RequestState): Entered | Promise<Entered>;
+  around?(s: RequestState, rest: Promise<void>): Promise<void>;
+  leave?(s: RequestState, failed: boolean): void;
+  ended?(s: RequestState): void;
+}
+
+/** A filter: its steps, and callable as `(state, next)` around `next`. */
+export type Filter = ((state: RequestState, next: Next) => Promise<void>) & { readonly steps?: FilterSteps };
+
+/** Makes a filter of its steps. */
+export function filter(steps: FilterSteps): Filter {
+  const one = [uniform(steps)];
+  return Object.assign((state: RequestState, next: Next) => runFilters(one, state, next), { steps });
+}
 
 /** A filter that only passes the request on (a feature switched off). */
-export const passThrough: Filter = (_s, next) => next();
+export const passThrough: Filter = filter({});
 
-/** Runs `filters` in order around `handler`; each may stop the request or call the next. */
+/** Runs `filters` in order around `handler`; each may stop the request or let it go on. */
 export function compose(filters: readonly Filter[], handler: (state: RequestState) => Promise<void>): (state: RequestState) => Promise<void> {
-  return (state) => {
-    const step = (i: number): Promise<void> => (i === filters.length ? handler(state) : filters[i]!(state, () => step(i + 1)));
-    return step(0);
-  };
+  // A plain (state, next) function without steps still works: it wraps the rest through a closure.
+  const steps = filters.map((f) => uniform(f.steps ?? { wrap: f }));
+  return (state) => runFilters(steps, state, handler);
+}
+
+/** The steps with every field present, so the loop reads one shape of object (its property reads stay monomorphic). */
+function uniform(f: WrapSteps): WrapSteps {
+  return { enter: f.enter, around: f.around, leave: f.leave, ended: f.ended, wrap: f.wrap };
+}
+
+/** Steps of a filter written as a plain (state, next) function. */
+interface WrapSteps extends FilterSteps {
+  wrap?: Filter;
+}
+
+/** The one loop: every filter's steps in order, the handler, and the way back out. */
+export function runFilters(filters: readonly FilterSteps[], s: RequestState, handler: (state: RequestState) => Promise<void>): Promise<void> {
+  return runFrom(filters, 0, s, handler);
+}
+
+async function runFrom(filters: readonly FilterSteps[], from: number, s: RequestState, handler: (state: RequestState) => Promise<void>): Promise<void> {
+  let entered = from;
+  let failed = false;
+  let error: unknown;
+  try {
+    let i = from;
+    for (; i < filters.length; i++) {
+      const f = filters[i] as WrapSteps;
+      if (f.enter) {
+        let r = f.enter(s);
+        if (r !== undefined && r !== STOP) r = await r;
+        if (r === STOP) break;
+      }
+      entered = i + 1;
+      if (f.ended) watchEnd(s, filters);
+      if ((s.filtersEntered ?? 0) < entered) s.filtersEntered = entered;
+      if (f.wrap) {
+        await f.wrap(s, () => runFrom(filters, i + 1, s, handler));
+        break;
+      }
+      if (f.around) {
+        await f.around(s, i + 1 === filters.length ? handler(s) : runFrom(filters, i + 1, s, handler));
+        break;
+      }
+    }
+    if (i === filters.length) await handler(s);
+  } catch (err) {
+    failed = true;
+    error = err;
+  }
+  for (let j = entered - 1; j >= from; j--) filters[j]!.leave?.(s, failed);
+  if (failed) throw error;
+}
+
+/** Where the response's single 'close' listener finds its request and the chain's filters. */
+const ENDING = Symbol('filter chain ending');
+interface Ending {
+  state: RequestState;
+  filters: readonly FilterSteps[];
+}
+type EndingResponse = RequestState['reply']['raw'] & { [ENDING]?: Ending };
+
+/** Registers the request's one 'close' listener (at the first filter with an `ended` step). */
+function watchEnd(s: RequestState, filters: readonly FilterSteps[]): void {
+  const raw = s.reply.raw as EndingResponse;
+  if (raw[ENDING]) return;
+  raw[ENDING] = { state: s, filters };
+  raw.on('close', onResponseClose);
+}
+
+/** The response is over: each entered filter's `ended`, in the chain's order. */
+function onResponseClose(this: EndingResponse): void {
+  const ending = this[ENDING];
+  if (!ending) return;
+  this[ENDING] = undefined;
+  const { state, filters } = ending;
+  const n = state.filtersEntered ?? 0;
+  for (let i = 0; i < n && i < filters.length; i++) filters[i]!.ended?.(state);
 }

@@ -4,14 +4,20 @@
 
 import type { HttpRequest } from '../transport/exchange.js';
 import type { Authorizer } from '../../auth/authorizer.js';
+import type { UserInfo } from '../../apimachinery/request-context.js';
 import { resolveImpersonation, wantsImpersonation } from '../../auth/impersonation.js';
-import type { Filter } from './filter.js';
+import { filter, type Filter, type RequestState } from './filter.js';
 
 export function impersonationFilter(authorizer: Authorizer): Filter {
-  return async (s, next) => {
-    if (s.authenticated && wantsImpersonation(s.req.headers)) s.impersonated = await resolveImpersonation(s.authenticated, distinctHeaders(s.req), authorizer);
-    return next();
-  };
+  return filter({
+    enter(s) {
+      if (s.authenticated && wantsImpersonation(s.req.headers)) return impersonate(s, s.authenticated, authorizer);
+    },
+  });
+}
+
+async function impersonate(s: RequestState, user: UserInfo, authorizer: Authorizer): Promise<void> {
+  s.impersonated = await resolveImpersonation(user, distinctHeaders(s.req), authorizer);
 }
 
 /**

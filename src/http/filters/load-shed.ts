@@ -10,12 +10,11 @@
 // Never shed: the health and version paths and system:masters, as with the in-flight limits.
 
 import { tooManyRequests } from '../../apimachinery/status-error.js';
-import { requestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
-import { effectiveUser, passThrough, type Filter } from './filter.js';
+import type { RequestObserver } from '../../apimachinery/request-observer.js';
+import { filter, passThrough, policyOf, STOP, type Entered, type Filter, type RequestState } from './filter.js';
 import type { WorkEstimator } from './work-estimate.js';
 import { responseClosed } from '../transport/response-closed.js';
 
-const PRIVILEGED_GROUP = 'system:masters';
 const RETRY_AFTER_SECONDS = 1;
 /** Seats a user may start per second while the event loop lags. */
 export const SHED_SEATS_PER_USER = 50;
@@ -40,33 +39,36 @@ export function loadShedFilter(o: LoadShedOptions): Filter {
   let window = -1;
   /** Seats each user started in the current window (bounded: one entry per active user, reset every second). */
   let started = new Map<string, number>();
-  return async (s, next) => {
-    if (s.isPublic) return next();
-    const user = effectiveUser(s);
-    if (user?.groups.includes(PRIVILEGED_GROUP)) return next();
-    const w = Math.floor(now() / WINDOW_MS);
-    if (w !== window) {
-      window = w;
-      started = new Map();
-    }
-    const who = user?.username ?? '';
-    const seats = o.estimator.seats(s.info, s.query);
-    const mine = (started.get(who) ?? 0) + seats;
-    if (mine > SHED_SEATS_PER_USER && o.lag() > o.maxDelayMs) {
-      o.observer.rejected(requestKind(s.info), 'too-many-requests');
-      // The refusal waits about its Retry-After before it is sent (kube's would have waited in
-      // a queue before being rejected): a client that retries at once, on each of its
-      // connections, then costs one cheap request per connection per second, not a busy loop
-      // of 429s that keeps the event loop as full as the work it replaced. Waiting is a timer,
-      // no work. The wait is spread over ±half of it: refusals decided in the same turn (a
-      // storm's requests arrive together) would otherwise all be written in one later turn, a
-      // burst that every other client's request waits behind.
-      if (rejectDelayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, rejectDelayMs * (0.5 + Math.random())));
-      // The client went away meanwhile: nothing to answer (no Status built for nobody).
-      if (responseClosed(s.reply.raw)) return;
-      throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
-    }
-    started.set(who, mine);
-    return next();
+  /** The refusal of a request past its user's allowance. */
+  const refuse = async (s: RequestState): Promise<Entered> => {
+    // The refusal waits about its Retry-After before it is sent (kube's would have waited in
+    // a queue before being rejected): a client that retries at once, on each of its
+    // connections, then costs one cheap request per connection per second, not a busy loop
+    // of 429s that keeps the event loop as full as the work it replaced. Waiting is a timer,
+    // no work. The wait is spread over ±half of it: refusals decided in the same turn (a
+    // storm's requests arrive together) would otherwise all be written in one later turn, a
+    // burst that every other client's request waits behind.
+    if (rejectDelayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, rejectDelayMs * (0.5 + Math.random())));
+    // The client went away meanwhile: nothing to answer (no Status built for nobody).
+    if (responseClosed(s.reply.raw)) return STOP;
+    throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
   };
+  return filter({
+    enter(s) {
+      if (s.isPublic) return;
+      const p = policyOf(s, o.estimator);
+      if (p.privileged) return;
+      const w = Math.floor(now() / WINDOW_MS);
+      if (w !== window) {
+        window = w;
+        started = new Map();
+      }
+      const mine = (started.get(p.who) ?? 0) + p.seats;
+      if (mine > SHED_SEATS_PER_USER && o.lag() > o.maxDelayMs) {
+        o.observer.rejected(p.kind, 'too-many-requests');
+        return refuse(s);
+      }
+      started.set(p.who, mine);
+    },
+  });
 }

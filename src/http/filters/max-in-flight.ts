@@ -11,14 +11,14 @@
 // so no seat is kept for ever.
 
 import { tooManyRequests } from '../../apimachinery/status-error.js';
-import { effectiveUser, type Filter } from './filter.js';
+import { filter, policyOf, type Filter, type RequestState } from './filter.js';
+import { DeadlineEntry, Deadlines } from './deadlines.js';
 import { InflightPool } from './inflight-pool.js';
 import { WorkEstimator } from './work-estimate.js';
 import { responseClosed } from '../transport/response-closed.js';
 import { abortResponse } from '../transport/paced-body.js';
-import { requestKind, type RequestKind, type RequestObserver } from '../../apimachinery/request-observer.js';
+import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
 
-const PRIVILEGED_GROUP = 'system:masters';
 const RETRY_AFTER_SECONDS = 1;
 /** How long past the request timeout a response may take to end before its seats are taken back. */
 export const SEAT_GRACE_MS = 5000;
@@ -37,50 +37,67 @@ export function maxInFlightFilter(limits: InflightLimits, observer: RequestObser
     readOnly: limits.maxRequestsInflight > 0 ? new InflightPool(limits.maxRequestsInflight) : undefined,
     mutating: limits.maxMutatingRequestsInflight > 0 ? new InflightPool(limits.maxMutatingRequestsInflight) : undefined,
   };
-  // Every list teaches the estimator its collection's size, limited or not.
-  const run = async (s: Parameters<Filter>[0], next: Parameters<Filter>[1]): Promise<void> => {
-    try {
-      await next();
-    } finally {
+  // Seat deadlines are entries in one shared list (deadlines.ts), not a timer per request; they
+  // do not keep the process alive.
+  const deadlines = seatDeadlineMs > 0 ? new Deadlines(false) : undefined;
+  return filter({
+    enter(s) {
+      if (s.longRunning || s.isPublic) return;
+      const p = policyOf(s, estimator);
+      const pool = pools[p.kind];
+      if (!pool) return;
+      const seats = pool.seatsFor(p.seats);
+      if (!pool.tryAcquire(p.who, seats)) {
+        if (p.privileged) return;
+        observer.rejected(p.kind, 'too-many-requests');
+        throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
+      }
+      observer.inflight(p.kind, 1);
+      const held = new HeldSeats(s, pool, seats, observer, deadlines);
+      s.heldSeats = held;
+      // The seats are held until the response is over (`ended`), as kube's are until it is written.
+      if (responseClosed(s.reply.raw)) held.release();
+      // Counted from now, not from the arrival: one duration for every request keeps each
+      // deadline an append to the list's tail.
+      else if (deadlines) deadlines.add(held, performance.now() + seatDeadlineMs, seatDeadlineMs);
+    },
+    // Every list teaches the estimator its collection's size, limited or not.
+    leave(s) {
       estimator.learn(s.req, s.info);
-    }
-  };
-  return async (s, next) => {
-    if (s.longRunning || s.isPublic) return next();
-    const kind = requestKind(s.info);
-    const pool = pools[kind];
-    if (!pool) return run(s, next);
-    const user = effectiveUser(s);
-    const who = user?.username ?? '';
-    const seats = pool.seatsFor(estimator.seats(s.info, s.query));
-    if (!pool.tryAcquire(who, seats)) {
-      if (user?.groups.includes(PRIVILEGED_GROUP)) return run(s, next);
-      observer.rejected(kind, 'too-many-requests');
-      throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS);
-    }
-    observer.inflight(kind, 1);
-    let released = false;
-    let deadline: NodeJS.Timeout | undefined;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      clearTimeout(deadline);
-      pool.release(who, seats);
-      observer.inflight(kind, -1);
-    };
-    // The seats are held until the response is over, as kube's are until it is written.
-    s.reply.raw.once('close', release);
-    if (responseClosed(s.reply.raw)) release();
-    else if (seatDeadlineMs > 0) {
-      // Counted from now, not from the arrival: one duration for every request keeps each timer
-      // an append to Node's list for that duration (this runs for every request).
-      deadline = setTimeout(() => {
-        s.logger.warn({ path: s.path, user: who }, 'response still not over past the request timeout: cut off, its in-flight seats taken back');
-        abortResponse(s.reply.raw);
-        release();
-      }, seatDeadlineMs);
-      deadline.unref();
-    }
-    return run(s, next);
-  };
+    },
+    ended(s) {
+      s.heldSeats?.release();
+    },
+  });
+}
+
+/** One request's seats, from when they were taken until its response is over or its deadline. */
+class HeldSeats extends DeadlineEntry {
+  private released = false;
+
+  constructor(
+    private readonly s: RequestState,
+    private readonly pool: InflightPool,
+    private readonly seats: number,
+    private readonly observer: RequestObserver,
+    private readonly deadlines: Deadlines | undefined,
+  ) {
+    super();
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.deadlines?.remove(this);
+    const p = this.s.policy!;
+    this.pool.release(p.who, this.seats);
+    this.observer.inflight(p.kind, -1);
+  }
+
+  /** The response is still not over past the deadline: cut off, its seats taken back. */
+  expire(): void {
+    this.s.logger.warn({ path: this.s.path, user: this.s.policy!.who }, 'response still not over past the request timeout: cut off, its in-flight seats taken back');
+    abortResponse(this.s.reply.raw);
+    this.release();
+  }
 }

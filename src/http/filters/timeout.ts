@@ -7,11 +7,13 @@
 // dropped (the reply is already sent). What that work ended with (a write that committed after
 // all, or the abandonment) is handed to the audit filter as `abandonedWork`. An answer whose
 // body is still being written at the deadline (paced-body.ts) is cut off instead.
-// A watch keeps its own timeoutSeconds.
+// A watch keeps its own timeoutSeconds. The deadline is an entry in a shared list (deadlines.ts),
+// not a timer of its own.
 
 import { badRequest, isStatusError, timeout, type StatusError } from '../../apimachinery/status-error.js';
 import { parseGoDuration } from '../../apimachinery/go-duration.js';
-import { passThrough, type Filter } from './filter.js';
+import { filter, passThrough, type Filter, type RequestState } from './filter.js';
+import { DeadlineEntry, Deadlines } from './deadlines.js';
 import { abortResponse } from '../transport/paced-body.js';
 
 export function timedOut(): StatusError {
@@ -35,44 +37,75 @@ function budgetMs(query: URLSearchParams, requestTimeoutMs: number): number {
 
 export function timeoutFilter(requestTimeoutMs: number): Filter {
   if (requestTimeoutMs <= 0) return passThrough;
-  return async (s, next) => {
-    if (s.longRunning) return next();
-    const remaining = s.receivedAt + budgetMs(s.query, requestTimeoutMs) - performance.now();
-    if (remaining <= 0) {
-      s.cancellation.cancel();
-      throw timedOut();
-    }
-    const work = next();
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+  const deadlines = new Deadlines(true);
+  return filter({
+    enter(s) {
+      if (s.longRunning) return;
+      const budget = budgetMs(s.query, requestTimeoutMs);
+      const deadline = s.receivedAt + budget;
+      if (deadline - performance.now() <= 0) {
         s.cancellation.cancel();
-        s.logger.debug({ path: s.path }, 'request timed out');
-        // The answer has begun (a large body still being written to a slow reader): it cannot
-        // become a 504 any more, so it is cut off, the connection closed or the HTTP/2 stream
-        // reset, as kube's timeout filter aborts its handler then.
-        if (s.reply.raw.headersSent) {
-          abortResponse(s.reply.raw);
-          return resolve();
-        }
-        // The handler goes on until it reaches a point where stopping is safe (the registry
-        // checks the request's cancellation before each storage write, never after): what it
-        // ends with is still what happened, for the audit log.
-        s.abandonedWork = work.then(
-          () => s.reply.raw.statusCode,
-          (err: unknown) => (isStatusError(err) ? err.status.code : 500),
-        );
-        reject(timedOut());
-      }, remaining);
-      work.then(
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
+        throw timedOut();
+      }
+      s.deadline = deadline;
+    },
+    around(s, work) {
+      if (s.longRunning || s.deadline === undefined) return work;
+      const run = new TimedRun(s, work, deadlines);
+      // One list per budget in whole ms (the server's, or a request's own ?timeout=): deadlines arrive
+      // almost in order. Rounded: the difference of two floats is not always the budget exactly.
+      deadlines.add(run, s.deadline, Math.round(s.deadline - s.receivedAt));
+      return run.answered;
+    },
+  });
+}
+
+/** A request's work racing its deadline: `answered` settles with the work, or at the deadline. */
+class TimedRun extends DeadlineEntry {
+  readonly answered: Promise<void>;
+  private resolve!: () => void;
+  private reject!: (err: unknown) => void;
+
+  constructor(
+    private readonly s: RequestState,
+    private readonly work: Promise<void>,
+    private readonly deadlines: Deadlines,
+  ) {
+    super();
+    this.answered = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
     });
-  };
+    work.then(
+      () => {
+        deadlines.remove(this);
+        this.resolve();
+      },
+      (err: unknown) => {
+        deadlines.remove(this);
+        this.reject(err);
+      },
+    );
+  }
+
+  expire(): void {
+    const s = this.s;
+    s.cancellation.cancel();
+    s.logger.debug({ path: s.path }, 'request timed out');
+    // The answer has begun (a large body still being written to a slow reader): it cannot
+    // become a 504 any more, so it is cut off, the connection closed or the HTTP/2 stream
+    // reset, as kube's timeout filter aborts its handler then.
+    if (s.reply.raw.headersSent) {
+      abortResponse(s.reply.raw);
+      return this.resolve();
+    }
+    // The handler goes on until it reaches a point where stopping is safe (the registry
+    // checks the request's cancellation before each storage write, never after): what it
+    // ends with is still what happened, for the audit log.
+    s.abandonedWork = this.work.then(
+      () => s.reply.raw.statusCode,
+      (err: unknown) => (isStatusError(err) ? err.status.code : 500),
+    );
+    this.reject(timedOut());
+  }
 }

@@ -10,11 +10,10 @@
 // fairness would queue it. Never delayed: the health and version paths, long-running requests
 // and system:masters. The wait counts toward the request timeout (counted from arrival).
 
-import { effectiveUser, passThrough, type Filter } from './filter.js';
+import { filter, passThrough, policyOf, STOP, type Entered, type Filter, type RequestState } from './filter.js';
 import type { WorkEstimator } from './work-estimate.js';
 import { responseClosed } from '../transport/response-closed.js';
 
-const PRIVILEGED_GROUP = 'system:masters';
 /** Seats a user may start per turn of the event loop. */
 export const SEATS_PER_TURN = 8;
 
@@ -51,23 +50,28 @@ export function turnBudgetFilter(estimator: WorkEstimator, seatsPerTurn = SEATS_
     setImmediate(newTurn);
   };
 
-  return async (s, next) => {
-    if (s.isPublic || s.longRunning) return next();
-    const user = effectiveUser(s);
-    if (user?.groups.includes(PRIVILEGED_GROUP)) return next();
-    const who = user?.username ?? '';
-    const seats = estimator.seats(s.info, s.query);
-    const mine = used.get(who) ?? 0;
-    if (!waiting.has(who) && (mine === 0 || mine + seats <= seatsPerTurn)) {
-      used.set(who, mine + seats);
-      schedule();
-      return next();
-    }
-    let queue = waiting.get(who);
-    if (!queue) waiting.set(who, (queue = []));
+  /** Waits in the user's queue for a later turn. */
+  const wait = async (s: RequestState, queue: Waiter[], seats: number): Promise<Entered> => {
     await new Promise<void>((go) => queue.push({ seats, go }));
     // Gone while it waited: nothing to start.
-    if (responseClosed(s.reply.raw)) return;
-    return next();
+    if (responseClosed(s.reply.raw)) return STOP;
   };
+
+  return filter({
+    enter(s) {
+      if (s.isPublic || s.longRunning) return;
+      const p = policyOf(s, estimator);
+      if (p.privileged) return;
+      const { who, seats } = p;
+      const mine = used.get(who) ?? 0;
+      if (!waiting.has(who) && (mine === 0 || mine + seats <= seatsPerTurn)) {
+        used.set(who, mine + seats);
+        schedule();
+        return;
+      }
+      let queue = waiting.get(who);
+      if (!queue) waiting.set(who, (queue = []));
+      return wait(s, queue, seats);
+    },
+  });
 }

@@ -34,8 +34,9 @@ export class WorkEstimator {
 
   /** After the request ran: remembers what a list returned. */
   learn(req: HttpRequest, info: RequestInfo): void {
+    if (info.verb !== 'list') return;
     const n = listed.get(req);
-    if (n === undefined || info.verb !== 'list') return;
+    if (n === undefined) return;
     // The counts are keyed by served resources only (the handler reported a real list).
     this.counts.set(`${info.apiGroup}/${info.resource}`, n);
   }
