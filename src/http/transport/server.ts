@@ -161,45 +161,49 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     streams.delete(this);
   };
 
-  /** One request down the request path, its body (if any) already read. */
+  /** One request down the request path, its body (if any) already read. Never rejects. */
   async function handle(req: HttpRequest, reply: HttpReply): Promise<void> {
     const raw = req.raw;
-    // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
-    // is neither audited nor counted, as an HTTP/1.1 head too large is not).
-    if (raw.httpVersionMajor === 2 && headerListBytes(raw.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
-      return writeStatus(reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 }, { pretty: false });
-    }
-    const requestId = randomUUID();
-    const state: RequestState = {
-      req,
-      reply,
-      requestId,
-      // Counted from the request's arrival, body upload included.
-      receivedAt: reply.receivedAt,
-      path: '',
-      query: new URLSearchParams(),
-      pretty: false,
-      info: emptyRequestInfo(),
-      logger: new RequestLogger(opts.logger, requestId),
-      body: undefined,
-      isPublic: false,
-      longRunning: false,
-      cancellation: new Cancellation(reply.raw),
-    };
-    try {
-      await chain(state);
-    } catch (err) {
-      renderError(req, reply, err, state.logger);
-    }
     const res = reply.raw;
-    // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
-    if (state.longRunning && !responseClosed(res)) {
-      streams.add(res);
-      res.once('close', forgetStream);
+    try {
+      // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
+      // is neither audited nor counted, as an HTTP/1.1 head too large is not).
+      if (raw.httpVersionMajor === 2 && headerListBytes(raw.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
+        return void writeStatus(reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 }, { pretty: false });
+      }
+      const requestId = randomUUID();
+      const state: RequestState = {
+        req,
+        reply,
+        requestId,
+        // Counted from the request's arrival, body upload included.
+        receivedAt: reply.receivedAt,
+        path: '',
+        query: new URLSearchParams(),
+        pretty: false,
+        info: emptyRequestInfo(),
+        logger: new RequestLogger(opts.logger, requestId),
+        body: undefined,
+        isPublic: false,
+        longRunning: false,
+        cancellation: new Cancellation(res),
+      };
+      try {
+        await chain(state);
+      } catch (err) {
+        renderError(req, reply, err, state.logger);
+      }
+      // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
+      if (state.longRunning && !responseClosed(res)) {
+        streams.add(res);
+        res.once('close', forgetStream);
+      }
+      // A path that ended without answering (its client gone, or nothing to say) still ends the
+      // response, with an empty 200, while anyone is there to read it.
+      if (!reply.sent && !res.headersSent && !raw.aborted && !raw.socket?.destroyed) reply.send();
+    } catch (err) {
+      failed(reply, err);
     }
-    // A path that ended without answering (its client gone, or nothing to say) still ends the
-    // response, with an empty 200, while anyone is there to read it.
-    if (!reply.sent && !res.headersSent && !raw.aborted && !raw.socket?.destroyed) reply.send();
   }
 
   /** The request path's last resort: an error escaped the renderer (a header Node refuses, ...). */
@@ -217,23 +221,19 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     // (`;;;`, `json`) is swapped for a well-formed one no handler takes, and fails the same way.
     const ct = raw.headers['content-type'];
     if (ct !== undefined && ct !== '' && !wellFormedMediaType(ct)) raw.headers['content-type'] = UNPARSEABLE_MEDIA_TYPE;
-    if (!hasBody(raw)) {
-      handle(req, reply).catch((err: unknown) => failed(reply, err));
-      return;
-    }
+    if (!hasBody(raw)) return void handle(req, reply);
     readBody(raw, maxBody, (err, body) => {
       // A body refused (too large, short, its client gone) is answered before the request path
       // runs: neither authenticated nor audited, as Go's server refuses it before kube's handlers.
-      if (err) {
-        try {
-          renderError(req, reply, err, opts.logger);
-        } catch (e) {
-          failed(reply, e);
-        }
-        return;
+      if (!err) {
+        req.body = body;
+        return void handle(req, reply);
       }
-      req.body = body;
-      handle(req, reply).catch((e: unknown) => failed(reply, e));
+      try {
+        renderError(req, reply, err, opts.logger);
+      } catch (e) {
+        failed(reply, e);
+      }
     });
   };
 
