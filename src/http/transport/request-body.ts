@@ -54,7 +54,8 @@ export function readBody(req: IncomingMessage, limit: number, done: (err: Error 
     chunks.push(chunk);
   };
   const onEnd = (): void => {
-    // An HTTP/2 stream the client reset ends its request as if complete: that is no body.
+    // A connection lost mid-body ends an HTTP/2 compatibility request as if the body were complete
+    // (after 'aborted', which has already finished this read): never take that for a body.
     if (req.aborted) return finish(clientAborted(), undefined);
     if (!Number.isNaN(declared) && received !== declared) return finish(badRequest('Request body size did not match Content-Length'), undefined);
     // Always a copy: the body outlives the socket reads its chunks are views of.
