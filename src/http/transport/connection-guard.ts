@@ -190,7 +190,8 @@ export function guardConnections(server: Server, o: GuardOptions): void {
     const deadline = headerDeadlines.get(req.socket as Socket);
     if (!deadline) return;
     deadline.requestStarted();
-    res.once('close', deadline.responseOver);
+    // 'on', not 'once': a response closes once, and once() would wrap the listener per request.
+    res.on('close', deadline.responseOver);
   });
 
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
