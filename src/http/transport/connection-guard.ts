@@ -12,8 +12,9 @@
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
-// - timers: one per connection for its header deadline (HeaderDeadline, moved by requests
-//   without a new timer each), one per request only while a body is still to come;
+// - timers: one per connection for its header or idle deadline (HTTP/1.1: HeaderDeadline; HTTP/2:
+//   the session's), moved by requests without a new timer each; one per request only while a
+//   body is still to come;
 // - an HTTP/1.1 CONNECT (which Node hands over as a raw socket) gets a 405 Status.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -122,21 +123,38 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   // on at most MAX_CONNECTIONS connections; Go's server has no per-stream header deadline either
   // (kube sets no ReadTimeout), and Node never shows a header block before it is complete.
   server.on('session', (session: ServerHttp2Session) => {
-    let timer: NodeJS.Timeout | undefined = setTimeout(() => session.destroy(), headersMs);
-    timer.unref();
+    // One timer per connection, not per stream: a stream's open and close move `dueAt`, and the
+    // timer, when it fires, acts only if the deadline has passed with no stream open.
     let open = 0;
-    const idle = (): void => {
-      timer = setTimeout(() => {
-        if (!session.closed && !session.destroyed) session.close();
-      }, idleMs);
+    let hadStream = false;
+    let dueAt = performance.now() + headersMs;
+    let timer: NodeJS.Timeout | undefined;
+    let timerAt = 0;
+    const schedule = (ms: number): void => {
+      clearTimeout(timer);
+      timerAt = performance.now() + ms;
+      timer = setTimeout(fire, ms);
       timer.unref();
     };
+    const fire = (): void => {
+      timer = undefined;
+      if (open > 0 || session.closed || session.destroyed) return;
+      const left = dueAt - performance.now();
+      if (left > 0) return schedule(left);
+      // No first stream in time: dropped; idle after its streams: asked to go (GOAWAY).
+      if (hadStream) session.close();
+      else session.destroy();
+    };
+    const streamClosed = (): void => {
+      if (--open > 0 || session.closed || session.destroyed) return;
+      dueAt = performance.now() + idleMs;
+      if (!timer || dueAt < timerAt) schedule(idleMs);
+    };
+    schedule(headersMs);
     session.on('stream', (stream: { once(event: 'close', listener: () => void): unknown }) => {
-      clearTimeout(timer);
       open++;
-      stream.once('close', () => {
-        if (--open === 0 && !session.closed && !session.destroyed) idle();
-      });
+      hadStream = true;
+      stream.once('close', streamClosed);
     });
     session.once('close', () => clearTimeout(timer));
   });
