@@ -1,39 +1,36 @@
 // The one place a failed request's error becomes its answer: a StatusError is sent as its
-// Status; a client that went away, a body too large and Fastify's own 4xx errors get theirs; any
-// other error is logged once, with its stack, and answered 500 without it.
+// Status (the transport's refusals of a body too large or short are StatusErrors too); a client
+// that went away gets its 400; any other error is logged once, with its stack, and answered 500
+// without it.
 
 import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger } from '../../apimachinery/request-context.js';
-import { internal, isStatusError, requestEntityTooLarge, type Status, type StatusError } from '../../apimachinery/status-error.js';
+import { internal, isStatusError, type Status, type StatusError } from '../../apimachinery/status-error.js';
 import { isPretty, parseGoQuery } from './query-values.js';
 import { writeStatus } from './response-writer.js';
 
-interface FrameworkError {
+/** What Node fails a request's read with when its client goes away. */
+interface ClientError {
   code?: string;
-  statusCode?: number;
   message?: string;
 }
 
 /** Any error to a Status; unexpected ones are logged once, with their stack, and never sent. */
-export function toStatus(err: unknown, logger: Logger, maxBody: number): Status {
+export function toStatus(err: unknown, logger: Logger): Status {
   if (isStatusError(err)) return (err as StatusError).status;
-  const fe = err as FrameworkError;
+  const fe = err as ClientError;
   // The client went away mid-request: nothing to answer and nothing wrong with the server.
   if (fe?.code === 'ECONNRESET' || fe?.code === 'ECONNABORTED' || fe?.message === 'aborted') {
     logger.debug({ code: fe.code }, 'client aborted the request');
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the client aborted the request', reason: 'BadRequest', code: 400 };
-  }
-  if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe?.statusCode === 413) return requestEntityTooLarge(`Request entity too large: limit is ${maxBody}`).status;
-  if (fe?.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: fe.message ?? 'bad request', reason: 'BadRequest', code: 400 };
   }
   logger.error({ err }, 'internal error');
   return internal('an unexpected error occurred; see the server log').status;
 }
 
 /** Answers a failed request with its Status (once: a request already answered is left alone). */
-export function renderError(req: HttpRequest, reply: HttpReply, err: unknown, logger: Logger, maxBody: number): void {
-  const status = toStatus(err, logger, maxBody);
+export function renderError(req: HttpRequest, reply: HttpReply, err: unknown, logger: Logger): void {
+  const status = toStatus(err, logger);
   // Already answered (a request that timed out, then failed): nothing more to say.
   if (reply.sent) return;
   // The rest of a refused body may still be in flight: do not reuse this connection. HTTP/2

@@ -40,11 +40,10 @@ export function writeSerialized(reply: HttpReply, code: number, contentType: str
     const body = Buffer.isBuffer(payload) ? bufferBody(payload) : payload;
     bodyObservers.get(reply)?.(body.whole());
     const headers: OutgoingHttpHeaders = { ...(reply.getHeaders() as OutgoingHttpHeaders), 'content-type': contentType, 'content-length': body.length };
-    // Fastify writes nothing more for this reply; the filters see its end on the raw response.
+    // The reply writes nothing more; the filters see its end on the raw response.
     reply.hijack();
     return writePaced(reply.raw, code, headers, body);
   }
-  // A Buffer keeps Fastify from rewriting the content type (it must stay byte-exact).
   reply
     .code(code)
     .header('Content-Type', contentType)
@@ -58,7 +57,7 @@ export function observeResponseBody(reply: HttpReply, observer: (body: Buffer) =
   bodyObservers.set(reply, observer);
 }
 
-/** Hands a body Fastify is about to write to the reply's observer, if it has one. */
+/** Hands a body the reply is about to write to its observer, if it has one (HttpReply.send). */
 export function observedBody(reply: HttpReply, body: unknown): void {
   if (Buffer.isBuffer(body)) bodyObservers.get(reply)?.(body);
 }

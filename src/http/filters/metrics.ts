@@ -46,7 +46,7 @@ export function metricsFilter(observer: RequestObserver, served: (group: string,
       const res = s.reply.raw;
       const labels = s.longRunningLabels;
       if (labels) observer.longRunning(labels, -1);
-      // Fastify's own header map (it hands headers to writeHead, where the response does not keep them).
+      // the reply's own header map (it hands headers to writeHead, where the response does not keep them).
       const bytes = Number(s.reply.getHeader('content-length') ?? res.getHeader('content-length') ?? 0);
       observer.observe(observation(labels ?? labelsOf(s, served), res.statusCode, (performance.now() - s.receivedAt) / 1000, Number.isFinite(bytes) ? bytes : 0));
     },

@@ -12,6 +12,9 @@
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
+// - timers: one per connection for its header or idle deadline (HTTP/1.1: HeaderDeadline; HTTP/2:
+//   the session's), moved by requests without a new timer each; one per request only while a
+//   body is still to come;
 // - an HTTP/1.1 CONNECT (which Node hands over as a raw socket) gets a 405 Status.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -49,6 +52,7 @@ const statusBody = (code: number, reason: string, message: string): string =>
 export function guardConnections(server: Server, o: GuardOptions): void {
   const headersMs = o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const idleMs = o.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  // Before TLS, a connection has one plain timer (its first bytes are due; one per connection).
   const deadlines = new WeakMap<object, NodeJS.Timeout>();
   const arm = (socket: Socket, ms: number): void => {
     clearTimeout(deadlines.get(socket));
@@ -56,12 +60,12 @@ export function guardConnections(server: Server, o: GuardOptions): void {
     t.unref();
     deadlines.set(socket, t);
   };
-  /** HTTP/1.1 requests under way per connection (a pipelined one may start before the last ends). */
-  const active = new WeakMap<Socket, number>();
   const disarm = (socket: Socket): void => {
     clearTimeout(deadlines.get(socket));
     deadlines.delete(socket);
   };
+  /** HTTP/1.1 connections' header deadlines, which each request and response moves. */
+  const headerDeadlines = new WeakMap<Socket, HeaderDeadline>();
 
   // Look at the first bytes before TLS does: TLS's own listeners run once they are known.
   const gate = new HandshakeGate(o.maxConcurrentHandshakes, o.handshakesPerTurn);
@@ -103,8 +107,10 @@ export function guardConnections(server: Server, o: GuardOptions): void {
     gate.done(rawSocketOf(socket));
     // The handshake is done: the first request's headers are due.
     if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
-    arm(socket, headersMs);
-    socket.once('close', () => disarm(socket));
+    const deadline = new HeaderDeadline(socket, idleMs + headersMs);
+    headerDeadlines.set(socket, deadline);
+    deadline.arm(headersMs);
+    socket.once('close', () => deadline.stop());
   });
 
   // HTTP/2: the first stream's headers are due as soon. Afterwards, as Go's HTTP/2 server applies
@@ -117,24 +123,52 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   // on at most MAX_CONNECTIONS connections; Go's server has no per-stream header deadline either
   // (kube sets no ReadTimeout), and Node never shows a header block before it is complete.
   server.on('session', (session: ServerHttp2Session) => {
-    let timer: NodeJS.Timeout | undefined = setTimeout(() => session.destroy(), headersMs);
-    timer.unref();
+    // One timer per connection, not per stream: a stream's open and close move `dueAt`, and the
+    // timer, when it fires, acts only if the deadline has passed with no stream open.
     let open = 0;
-    const idle = (): void => {
-      timer = setTimeout(() => {
-        if (!session.closed && !session.destroyed) session.close();
-      }, idleMs);
+    let hadStream = false;
+    let dueAt = performance.now() + headersMs;
+    let timer: NodeJS.Timeout | undefined;
+    let timerAt = 0;
+    const schedule = (ms: number): void => {
+      clearTimeout(timer);
+      timerAt = performance.now() + ms;
+      timer = setTimeout(fire, ms);
       timer.unref();
     };
+    const fire = (): void => {
+      timer = undefined;
+      if (open > 0 || session.closed || session.destroyed) return;
+      const left = dueAt - performance.now();
+      if (left > 0) return schedule(left);
+      // No first stream in time: dropped; idle after its streams: asked to go (GOAWAY).
+      if (hadStream) session.close();
+      else session.destroy();
+    };
+    const streamClosed = (): void => {
+      if (--open > 0 || session.closed || session.destroyed) return;
+      dueAt = performance.now() + idleMs;
+      if (!timer || dueAt < timerAt) schedule(idleMs);
+    };
+    schedule(headersMs);
     session.on('stream', (stream: { once(event: 'close', listener: () => void): unknown }) => {
-      clearTimeout(timer);
       open++;
-      stream.once('close', () => {
-        if (--open === 0 && !session.closed && !session.destroyed) idle();
-      });
+      hadStream = true;
+      stream.once('close', streamClosed);
     });
     session.once('close', () => clearTimeout(timer));
   });
+
+  /**
+   * An HTTP/1.1 request that declares no body (no Content-Length or a zero one, no
+   * Transfer-Encoding) has it all once its head is in, though Node says `complete` only after
+   * its 'end' (which comes at once).
+   */
+  const declaresNoBody = (req: IncomingMessage | Http2ServerRequest): boolean => {
+    if (req.httpVersionMajor !== 1) return false;
+    const h = req.headers;
+    return h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0');
+  };
 
   /**
    * Whether the request's body is all in. Node's `complete` stays false until someone reads the
@@ -162,23 +196,20 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   };
 
   server.on('request', (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
-    if (o.bodyTimeoutMs > 0 && !bodyComplete(req)) {
-      // (A bodiless HTTP/1.1 request is not yet complete here either; its 'end' comes at once.)
+    if (o.bodyTimeoutMs > 0 && !bodyComplete(req) && !declaresNoBody(req)) {
+      // One timer per request that has a body still to come, cleared once it is in.
       const t = setTimeout(() => bodyTooSlow(req, res), o.bodyTimeoutMs);
       t.unref();
-      req.once('end', () => clearTimeout(t));
-      res.once('close', () => clearTimeout(t));
+      const clear = (): void => clearTimeout(t);
+      req.once('end', clear);
+      res.once('close', clear);
     }
     if (req.httpVersionMajor !== 1) return;
-    const socket = req.socket as Socket;
-    disarm(socket);
-    active.set(socket, (active.get(socket) ?? 0) + 1);
-    // Kept alive and idle, the connection must bring its next request's headers in time.
-    res.once('close', () => {
-      const left = (active.get(socket) ?? 1) - 1;
-      active.set(socket, left);
-      if (left === 0 && !socket.destroyed) arm(socket, idleMs + headersMs);
-    });
+    const deadline = headerDeadlines.get(req.socket as Socket);
+    if (!deadline) return;
+    deadline.requestStarted();
+    // 'on', not 'once': a response closes once, and once() would wrap the listener per request.
+    res.on('close', deadline.responseOver);
   });
 
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
@@ -186,4 +217,59 @@ export function guardConnections(server: Server, o: GuardOptions): void {
     socket.on('error', () => undefined);
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
+}
+
+/**
+ * An HTTP/1.1 connection's header deadline: its next request's headers are due by `dueAt`, unless
+ * a request is under way (a pipelined one may start before the last ends). One timer per
+ * connection, made lazily: a request and its response only move numbers, and the timer, when it
+ * fires, either finds the deadline passed (the connection is closed), or sets itself again for
+ * what is left, or finds requests under way (the next response sets it again). Deadlines only
+ * move later (each response's is idle + headers from then), so the timer never fires late.
+ */
+class HeaderDeadline {
+  private timer: NodeJS.Timeout | undefined;
+  private dueAt = 0;
+  private active = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly socket: Socket,
+    /** Go's IdleTimeout then ReadHeaderTimeout: how long after a response the next head may take. */
+    private readonly idleThenHeadersMs: number,
+  ) {}
+
+  /** The next request's headers are due within `ms` from now. */
+  arm(ms: number): void {
+    this.dueAt = performance.now() + ms;
+    if (!this.timer && !this.stopped) this.schedule(ms);
+  }
+
+  requestStarted(): void {
+    this.active++;
+  }
+
+  /** A response is over (its 'close'); the last one under way starts the idle connection's clock. */
+  readonly responseOver = (): void => {
+    if (--this.active === 0 && !this.socket.destroyed) this.arm(this.idleThenHeadersMs);
+  };
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(this.fire, ms);
+    this.timer.unref();
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    if (this.stopped || this.active > 0) return;
+    const left = this.dueAt - performance.now();
+    if (left > 0) this.schedule(left);
+    else this.socket.destroy();
+  };
 }

@@ -1,16 +1,17 @@
-// The HTTPS server: Fastify carries connections and bodies; the filter chain
-// (filters/chain.ts: request info, authentication, impersonation, audit, in-flight limit,
-// authorization, metrics, timeout) and the dispatcher do the rest. Every failure is rendered
-// once, by render-error.ts, as a Status.
+// The HTTPS server: Node's HTTP/2 secure server (HTTP/1.1 allowed on the same port) carries
+// connections; each request becomes an HttpRequest and an HttpReply (exchange.ts), its body is
+// read into one Buffer (request-body.ts), and the filter chain (filters/chain.ts: request info,
+// authentication, impersonation, audit, in-flight limit, authorization, metrics, timeout) and
+// the dispatcher do the rest. Every failure is rendered once, by render-error.ts, as a Status.
 
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { METHODS } from 'node:http';
-import type { ServerHttp2Session } from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger } from '../../apimachinery/request-context.js';
+import { serviceUnavailable } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { AuditLog } from '../filters/audit-log.js';
@@ -29,6 +30,8 @@ import { renderError } from '../endpoints/render-error.js';
 import { responseClosed } from './response-closed.js';
 import { RequestLogger } from '../filters/request-logger.js';
 import { EventLoopLag } from './event-loop-lag.js';
+import { HttpReply, HttpRequest } from './exchange.js';
+import { hasBody, readBody } from './request-body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Socket write buffer threshold: above the largest object the server writes. */
@@ -107,11 +110,6 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
-/** Stands in for Fastify's schema compilers: a route that declared a schema would fail loudly at start. */
-function noFastifySchemas(): never {
-  throw new Error('platform-apiserver routes declare no Fastify schemas');
-}
-
 export function createApiServer(opts: ApiServerOptions): ApiServer {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   /** The secure-context options: Node's setSecureContext replaces every one of them, so all are given each time. */
@@ -121,60 +119,6 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     ...(m.clientCAPem ? { ca: m.clientCAPem } : {}),
     ...(opts.tls.minVersion ? { minVersion: opts.tls.minVersion } : {}),
     ...(opts.tls.ciphers ? { ciphers: opts.tls.ciphers } : {}),
-  });
-  // HTTP/2 (what kubectl and client-go negotiate: many watches share one connection) and
-  // HTTP/1.1 on the same port. Handlers see Node's compatibility request/response objects, which
-  // share the HTTP/1.1 API, so the rest of http/ is typed against it.
-  const app = Fastify({
-    // No route declares a Fastify schema (bodies are decoded and validated by the API machinery),
-    // so Fastify's validator and serializer compilers, about 160 ms of every start, never load.
-    schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
-    http2: true,
-    https: {
-      allowHTTP1: true,
-      // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client. Header
-      // lists and frames as large as Go's server takes (see MAX_HEADER_BYTES); Node's count of
-      // header fields (128 by default) is no limit of Go's: the size alone bounds them.
-      settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS, maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
-      maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / 32),
-      // A TLS handshake not done by then is dropped (the first headers are due as soon).
-      handshakeTimeout: HEADERS_TIMEOUT_MS,
-      ...contextOptions(opts.tls),
-      ...(opts.tls.clientCAPem ? { requestCert: true, rejectUnauthorized: false } : {}),
-    },
-    // Off: Fastify's session timeout (72 s by default) counts any silence, so it would send GOAWAY
-    // to a connection whose only stream is a quiet watch. Go's HTTP/2 IdleTimeout counts only
-    // time without an open stream; connection-guard.ts applies that rule alone.
-    http2SessionTimeout: 0,
-    logger: false,
-    bodyLimit: maxBody,
-    // HEAD is routed like any method (see below), not turned into a GET by Fastify.
-    exposeHeadRoutes: false,
-    routerOptions: { maxParamLength: 4096 },
-    return503OnClosing: true,
-    forceCloseConnections: 'idle',
-    // A URL the router cannot decode goes down the request path all the same, which answers
-    // it with a Status (a malformed escape is a 400 there).
-    frameworkErrors: ((_err: unknown, req: FastifyRequest, reply: FastifyReply) => void handler(req, reply)) as never,
-    // Malformed HTTP never reaches a route; answer it as a Status too, and drop the connection.
-    // A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it.
-    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
-      const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-      const [code, text, message] = tooLarge ? [431, 'Request Header Fields Too Large', 'request header fields too large'] : [400, 'Bad Request', 'malformed HTTP request'];
-      const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(tooLarge ? {} : { reason: 'BadRequest' }), code });
-      if (socket.writable) socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      else socket.destroy();
-    },
-  }) as unknown as FastifyInstance;
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  // Fastify answers a Content-Type it cannot parse (`;;;`, `json`) with its own 415 before any
-  // route runs, so before authentication; kube authenticates and authorizes first and has the
-  // handler refuse the media type (415 in its words). Such a header is swapped for a well-formed
-  // one no handler takes, so the request goes the same way.
-  app.addHook('onRequest', async (req) => {
-    const ct = req.headers['content-type'];
-    if (ct !== undefined && ct !== '' && !wellFormedMediaType(ct)) req.headers['content-type'] = UNPARSEABLE_MEDIA_TYPE;
   });
 
   const nonResource = new NonResourceRoutes({
@@ -188,9 +132,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   const closing = new AbortController();
   // Every open watch listens for shutdown; thousands of watches are normal, not a leak.
   setMaxListeners(0, closing.signal);
+  /** Set once the server stops accepting: requests still arriving on open connections get 503. */
+  let stopping = false;
   const served = new Set(opts.resources.map((r) => `${r.definition.group}/${r.definition.version}/${r.definition.plural}`));
-
-  const render = (req: FastifyRequest, reply: FastifyReply, err: unknown, logger: Logger): void => renderError(req, reply, err, logger, maxBody);
 
   const maxEventLoopDelayMs = opts.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS;
   const lag = maxEventLoopDelayMs > 0 ? new EventLoopLag() : undefined;
@@ -212,91 +156,154 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   );
 
   /** Open watch responses (see close()). */
-  const streams = new Set<FastifyReply['raw']>();
-  async function handler(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
-    // is neither audited nor counted, as an HTTP/1.1 head too large is not).
-    if (req.raw.httpVersionMajor === 2 && headerListBytes(req.raw.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
-      return writeStatus(reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 }, { pretty: false });
-    }
-    const requestId = randomUUID();
-    const state: RequestState = {
-      req,
-      reply,
-      requestId,
-      // Counted from the request's arrival (Fastify's onRequest), body upload included; a
-      // request the router refused (frameworkErrors) has no start time: it starts now.
-      receivedAt: performance.now() - (Number.isFinite(reply.elapsedTime) ? reply.elapsedTime : 0),
-      path: '',
-      query: new URLSearchParams(),
-      pretty: false,
-      info: emptyRequestInfo(),
-      logger: new RequestLogger(opts.logger, requestId),
-      body: undefined,
-      isPublic: false,
-      longRunning: false,
-      cancellation: new Cancellation(reply.raw),
-    };
+  const streams = new Set<ServerResponse>();
+  const forgetStream = function (this: ServerResponse): void {
+    streams.delete(this);
+  };
+
+  /** One request down the request path, its body (if any) already read. Never rejects. */
+  async function handle(req: HttpRequest, reply: HttpReply): Promise<void> {
+    const raw = req.raw;
+    const res = reply.raw;
     try {
-      await chain(state);
+      // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
+      // is neither audited nor counted, as an HTTP/1.1 head too large is not).
+      if (raw.httpVersionMajor === 2 && headerListBytes(raw.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
+        return void writeStatus(reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 }, { pretty: false });
+      }
+      const requestId = randomUUID();
+      const state: RequestState = {
+        req,
+        reply,
+        requestId,
+        // Counted from the request's arrival, body upload included.
+        receivedAt: reply.receivedAt,
+        path: '',
+        query: new URLSearchParams(),
+        pretty: false,
+        info: emptyRequestInfo(),
+        logger: new RequestLogger(opts.logger, requestId),
+        body: undefined,
+        isPublic: false,
+        longRunning: false,
+        cancellation: new Cancellation(res),
+      };
+      try {
+        await chain(state);
+      } catch (err) {
+        renderError(req, reply, err, state.logger);
+      }
+      // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
+      if (state.longRunning && !responseClosed(res)) {
+        streams.add(res);
+        res.once('close', forgetStream);
+      }
+      // A path that ended without answering (its client gone, or nothing to say) still ends the
+      // response, with an empty 200, while anyone is there to read it.
+      if (!reply.sent && !res.headersSent && !raw.aborted && !raw.socket?.destroyed) reply.send();
     } catch (err) {
-      render(req, reply, err, state.logger);
-    }
-    // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
-    if (state.longRunning && !responseClosed(reply.raw)) {
-      streams.add(reply.raw);
-      reply.raw.once('close', () => streams.delete(reply.raw));
+      failed(reply, err);
     }
   }
 
-  // Every method goes down the request path, as every method reaches kube's handler chain:
-  // authenticated and authorized first, then a resource path answers 405 for what it does not
-  // route (HEAD and OPTIONS included) while health, metrics and OpenAPI paths answer any method,
-  // as Go's plain handlers do (a HEAD gets the GET's headers; Node drops the body).
-  // CONNECT over HTTP/1.1 never gets here (the connection guard answers it).
-  for (const m of METHODS) if (m !== 'CONNECT' && !app.supportedMethods.includes(m)) app.addHttpMethod(m);
-  const methods = app.supportedMethods.filter((m) => m !== 'CONNECT');
-  app.route({ method: methods, url: '/*', handler });
-  app.route({ method: methods, url: '/', handler });
-  app.addHook('onSend', async (_req, reply, payload) => {
-    observedBody(reply, payload);
-    return payload;
+  /** The request path's last resort: an error escaped the renderer (a header Node refuses, ...). */
+  const failed = (reply: HttpReply, err: unknown): void => {
+    opts.logger.error({ err }, 'internal error while answering a request');
+    if (!reply.raw.headersSent) reply.raw.destroy();
+  };
+
+  const onRequest = (raw: IncomingMessage, res: ServerResponse): void => {
+    const req = new HttpRequest(raw);
+    const reply = new HttpReply(res, req, performance.now(), observedBody);
+    if (stopping) return answerStopping(req, reply);
+    // kube authenticates and authorizes first and has the handler refuse a media type it cannot
+    // parse (415 in its words); the handlers read only the part before `;`, so a malformed header
+    // (`;;;`, `json`) is swapped for a well-formed one no handler takes, and fails the same way.
+    const ct = raw.headers['content-type'];
+    if (ct !== undefined && ct !== '' && !wellFormedMediaType(ct)) raw.headers['content-type'] = UNPARSEABLE_MEDIA_TYPE;
+    if (!hasBody(raw)) return void handle(req, reply);
+    readBody(raw, maxBody, (err, body) => {
+      // A body refused (too large, short, its client gone) is answered before the request path
+      // runs: neither authenticated nor audited, as Go's server refuses it before kube's handlers.
+      if (!err) {
+        req.body = body;
+        return void handle(req, reply);
+      }
+      try {
+        renderError(req, reply, err, opts.logger);
+      } catch (e) {
+        failed(reply, e);
+      }
+    });
+  };
+
+  // HTTP/2 (what kubectl and client-go negotiate: many watches share one connection) and
+  // HTTP/1.1 on the same port. Handlers see Node's compatibility request/response objects, which
+  // share the HTTP/1.1 API, so the rest of http/ is typed against it.
+  const server: Http2SecureServer = createSecureServer(
+    {
+      allowHTTP1: true,
+      // Streams one HTTP/2 connection may carry at once: room for an informer-heavy client. Header
+      // lists and frames as large as Go's server takes (see MAX_HEADER_BYTES); Node's count of
+      // header fields (128 by default) is no limit of Go's: the size alone bounds them.
+      settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS, maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
+      maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / 32),
+      // A TLS handshake not done by then is dropped (the first headers are due as soon).
+      handshakeTimeout: HEADERS_TIMEOUT_MS,
+      ...contextOptions(opts.tls),
+      ...(opts.tls.clientCAPem ? { requestCert: true, rejectUnauthorized: false } : {}),
+    },
+    onRequest as never,
+  );
+  // No socket inactivity timeout, nor an HTTP/2 session timeout: a session timeout counts any
+  // silence, so it would end a connection whose only stream is a quiet watch. Go's HTTP/2
+  // IdleTimeout counts only time without an open stream; connection-guard.ts applies that rule.
+  server.setTimeout(0);
+  // Malformed HTTP never reaches the request path; answer it as a Status too, and drop the
+  // connection. A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it.
+  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const [code, text, message] = tooLarge ? [431, 'Request Header Fields Too Large', 'request header fields too large'] : [400, 'Bad Request', 'malformed HTTP request'];
+    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(tooLarge ? {} : { reason: 'BadRequest' }), code });
+    if (socket.writable) socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    else socket.destroy();
   });
   // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while
   // the previous response is still draining, and a TLS socket may then hand the parser more
   // bytes: the request fails with HPE_PAUSED and the client sees a reset. A response smaller
   // than the socket's high-water mark never leaves it draining, so raise the mark well above
   // object-sized responses (a threshold, not an allocation).
-  app.server.on('secureConnection', (socket: TLSSocket) => {
+  server.on('secureConnection', (socket: TLSSocket) => {
     // The HTTP/2 server does not turn Nagle's algorithm off as Node's HTTP/1.1 server does;
     // without this, small writes (watch events) wait for the peer's delayed ACK (~40 ms).
     socket.setNoDelay(true);
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
-  guardConnections(app.server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs });
+  guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs });
   // HTTP/1.1 connections read the server's own limit (Node's default is 16 KiB; no constructor
   // option reaches the HTTP/1.1 side of an HTTP/2 server). The header deadline still applies.
-  (app.server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;
-  app.server.maxConnections = MAX_CONNECTIONS;
+  (server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;
+  server.maxConnections = MAX_CONNECTIONS;
   const sessions = new Set<ServerHttp2Session>();
-  app.server.on('session', (session: ServerHttp2Session) => {
+  server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
-  // A method no route can know (HTTP/2 carries any token; Fastify routes only Node's list) ends
-  // in Fastify's last-resort 404: the request path answers it too, as Go's would.
-  app.setNotFoundHandler(handler);
-  app.setErrorHandler((err: Error & { code?: string }, req, reply) => (err.code === 'FST_ERR_NOT_FOUND' ? handler(req, reply) : render(req, reply, err, opts.logger)));
 
   return {
-    async listen(host, port) {
-      await app.listen({ host, port });
-      const address = app.server.address();
-      return { port: typeof address === 'object' && address ? address.port : port };
+    listen(host, port) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address();
+          resolve({ port: typeof address === 'object' && address ? address.port : port });
+        });
+      });
     },
     setServingMaterial(material) {
-      (app.server as unknown as { setSecureContext(o: SecureContextOptions): void }).setSecureContext(contextOptions(material));
+      server.setSecureContext(contextOptions(material));
     },
     async close() {
       closing.abort();
@@ -309,9 +316,18 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       ]);
       // HTTP/2 connections stay open between streams: ask each to finish its streams and go.
       for (const session of sessions) session.close();
-      await app.close();
+      stopping = true;
+      // No new connections; idle HTTP/1.1 ones are closed now, the others once their requests
+      // are answered (a request arriving on one meanwhile gets 503 and Connection: close).
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A request that arrives while the server stops: 503, and an HTTP/1.1 connection is not kept. */
+function answerStopping(req: HttpRequest, reply: HttpReply): void {
+  if (req.raw.httpVersionMajor === 1) reply.header('Connection', 'close');
+  writeStatus(reply, serviceUnavailable('the server is shutting down').status, { pretty: false });
 }
 
 /** A header list's size as HTTP/2 counts it (RFC 7541 4.1): name + value + 32 per field. */
@@ -324,7 +340,7 @@ function headerListBytes(raw: readonly string[]): number {
 const UNPARSEABLE_MEDIA_TYPE = 'application/x-unparseable-media-type';
 const MEDIA_TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
 
-/** `type/subtype` with token characters (what Fastify parses; parameters are not its concern). */
+/** `type/subtype` with token characters (RFC 9110's media type; parameters are the handlers' concern). */
 function wellFormedMediaType(value: string): boolean {
   const semi = value.indexOf(';');
   const media = (semi < 0 ? value : value.slice(0, semi)).trim();
