@@ -84,12 +84,16 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
     const s = server;
     const headers = { Authorization: `Bearer ${s.token}` };
     const sample = JSON.stringify({ apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'etcd-bench-get', labels: { bench: 'yes' } }, spec: { cidrs: ['10.1.2.0/24'] } });
-    await deps.request(s, SC, 'POST', sample);
-    const stored = await client.get('/bench/networking.platform.io/servicecidrs/etcd-bench-get').buffer();
-    const value = stored ?? Buffer.from(sample);
-    // Raw keys of the same size as the stored objects, under their own prefix.
-    for (let i = 0; i < 100; i++) await client.put(`/raw/list/${String(i).padStart(3, '0')}`).value(value);
-    console.log(`\netcd (one member on this machine; raw = the etcd3 client in this process, ${value.length} B values)`);
+    const createdRv = String(JSON.parse((await deps.request(s, SC, 'POST', sample)).toString()).metadata.resourceVersion);
+    const sampleKey = Buffer.from('/bench/networking.platform.io/servicecidrs/etcd-bench-get');
+    // What a create writes (etcd's value at the create's revision), and what the object is once
+    // the controller has added its finalizer and Ready condition.
+    await waitForQuiet(clientUrl);
+    const value = (await client.kv.range({ key: sampleKey, revision: createdRv })).kvs[0]!.value;
+    const settledValue = (await client.kv.range({ key: sampleKey })).kvs[0]!.value;
+    // Raw keys of the size of the stored objects, under their own prefix (the list baseline).
+    for (let i = 0; i < 100; i++) await client.put(`/raw/list/${String(i).padStart(3, '0')}`).value(settledValue);
+    console.log(`\netcd (one member on this machine; raw = the etcd3 client in this process; values of ${value.length} B as a create writes, ${settledValue.length} B as the controller leaves a ServiceCIDR)`);
 
     // Raw etcd work shaped as the server's: the create's Txn (compare "absent", put; the current
     // value on a lost compare), and an update's (read, then compare the mod revision, put).
@@ -100,7 +104,7 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
     });
     const readAndUpdate = async (key: Buffer) => {
       const rev = (await client.kv.range({ key })).kvs[0]!.mod_revision;
-      await client.kv.txn({ compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: rev }], success: [{ request_put: { key, value, prev_kv: true } }], failure: [{ request_range: { key } }] });
+      await client.kv.txn({ compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: rev }], success: [{ request_put: { key, value: settledValue, prev_kv: true } }], failure: [{ request_range: { key } }] });
     };
     const ms = deps.durationMs;
     const opsOf = (r: LoadResult) => r.requests;
@@ -157,7 +161,7 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
     const unsettled = await perRead(`${SC}/etcd-bench-get`);
     await waitForQuiet(clientUrl);
     for (const c of CONNECTIONS) {
-      const raw = await rawRate(c, ms, () => client.kv.range({ key: Buffer.from('/bench/networking.platform.io/servicecidrs/etcd-bench-get') }));
+      const raw = await rawRate(c, ms, () => client.kv.range({ key: sampleKey }));
       const ours = await runLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'GET', path: `${SC}/etcd-bench-get` });
       deps.row(`etcd get    ${String(c).padStart(2)} conn`, ours, raw, 'raw range 1 key', undefined);
     }
