@@ -132,7 +132,7 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
       const settledRate = ours.result.requests / ((ms + settled.busyMs) / 1000);
       console.log(
         `  beside raw etcd work of the same shape: the create Txn alone ${txn.result.toFixed(0)}/s, ${r(ours.result.perSecond / txn.result)} ` +
-          `(etcd 3.4's write Txn copies its read buffer, etcd-io/etcd#12896: raw put / raw create Txn = ${(put.result / txn.result).toFixed(2)}× here); ` +
+          `(raw put / raw create Txn = ${(put.result / txn.result).toFixed(2)}×: etcd 3.4 spends more on a write Txn, which copies its read buffer, etcd-io/etcd#12896); ` +
           `with the status controller's writes done (${settled.writes} of them after the run, the last ${(settled.busyMs / 1000).toFixed(1)} s after it) ${settledRate.toFixed(0)} objects/s ` +
           `beside the create Txn + 2 × (Range, Txn) per object ${withFollowUps.toFixed(0)}/s, ${r(settledRate / withFollowUps)}${settled.quiet ? '' : ' (NOT quiet after 120 s)'}`,
       );
