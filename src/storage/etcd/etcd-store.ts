@@ -124,11 +124,14 @@ export class EtcdStore implements RevisionedStore {
       throw new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key);
     }
     const k = this.keys.toEtcd(key);
+    // An update asks for the previous value only for its create revision; a create has none
+    // (the key did not exist), so it sends the bare put kube's create sends.
+    const create = expectedModRevision === 0;
     const res = await this.txn(
       key,
       {
         compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision }],
-        success: [{ request_put: { key: k, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength), prev_kv: true } }],
+        success: [{ request_put: { key: k, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength), prev_kv: !create } }],
         failure: [{ request_range: { key: k } }],
       },
       // The answer was lost: the key holding exactly these bytes, written after the revision
