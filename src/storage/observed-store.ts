@@ -60,12 +60,13 @@ export function watchedStore(inner: RevisionedStore, observer: StorageObserver, 
   // resuming from before its window). Its own feed is the watch it opens when it has none: the
   // first, and the first after one ended; the others are client watches, counted above the cache.
   let feed: ObservedWatch | undefined;
+  const tally = role === 'client' ? new EventTally(observer, resource) : undefined;
   return new Proxy(inner, {
     get(target, prop, receiver) {
       if (prop === 'watch') {
         return (prefix: string, opts: WatchOptions): StoreWatch => {
           const watch = target.watch(prefix, opts);
-          if (role === 'client') return new ObservedWatch(watch, observer, resource, role);
+          if (tally) return new ObservedWatch(watch, observer, resource, role, undefined, tally);
           if (feed) return watch;
           const observed: ObservedWatch = new ObservedWatch(watch, observer, resource, role, () => {
             if (feed === observed) feed = undefined;
@@ -80,6 +81,34 @@ export function watchedStore(inner: RevisionedStore, observer: StorageObserver, 
   });
 }
 
+/**
+ * Events sent to one resource's client watches, reported once per turn of the event loop: one
+ * write fanned out to ten thousand watches is one counter update, not ten thousand.
+ */
+class EventTally {
+  private pending = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly observer: StorageObserver,
+    private readonly resource: string,
+  ) {}
+
+  add(): void {
+    this.pending++;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const n = this.pending;
+    this.pending = 0;
+    if (n > 0) this.observer.watchEvent(this.resource, n);
+  };
+}
+
 class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
   private sink: EventSink<WatchEvent> | undefined;
   private registered = false;
@@ -90,6 +119,7 @@ class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
     private readonly resource: string,
     private readonly role: WatchRole,
     private readonly onEnd: () => void = () => {},
+    private readonly tally?: EventTally,
   ) {}
 
   start(sink: EventSink<WatchEvent>): void {
@@ -102,8 +132,8 @@ class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
 
   next(e: WatchEvent): boolean {
     if (e.type !== 'progress') {
-      if (this.role === 'client') this.observer.watchEvent(this.resource);
-      else this.observer.cacheEvent(this.resource, e.revision);
+      if (this.tally) this.tally.add();
+      else if (this.role === 'cache') this.observer.cacheEvent(this.resource, e.revision);
     }
     return this.sink ? this.sink.next(e) : false;
   }

@@ -58,6 +58,25 @@ export interface WatchStreamOptions {
   logger: Logger;
 }
 
+/**
+ * The open streams per server-closing signal, which has one listener for all of them: an
+ * EventTarget looks for duplicates on every add and remove, so a listener per watch would make
+ * opening and closing ten thousand watches quadratic.
+ */
+const openStreams = new WeakMap<AbortSignal, Set<WatchStream>>();
+
+function whenClosing(signal: AbortSignal, stream: WatchStream): void {
+  let streams = openStreams.get(signal);
+  if (!streams) {
+    const all = (streams = new Set());
+    openStreams.set(signal, all);
+    signal.addEventListener('abort', () => {
+      for (const s of [...all]) s.close();
+    }, { once: true });
+  }
+  streams.add(stream);
+}
+
 export class WatchStream {
   private finished = false;
   private stuck: NodeJS.Timeout | undefined;
@@ -73,10 +92,15 @@ export class WatchStream {
     this.bookmarks = o.bookmark ? setInterval(() => watch.requestBookmark(), BOOKMARK_INTERVAL_MS) : undefined;
     res.on('drain', this.onDrain);
     res.once('close', this.finish);
-    o.serverClosing.addEventListener('abort', this.finish, { once: true });
+    whenClosing(o.serverClosing, this);
     // The client may have gone, or the server begun to stop, while the watch was being set up.
     if (o.serverClosing.aborted || responseClosed(res)) this.finish();
     else watch.start(this);
+  }
+
+  /** The server is stopping: the stream ends cleanly. */
+  close(): void {
+    this.finish();
   }
 
   /** The watch's sink: one event. */
@@ -124,7 +148,7 @@ export class WatchStream {
     clearTimeout(this.lifetime);
     clearTimeout(this.stuck);
     clearInterval(this.bookmarks);
-    this.o.serverClosing.removeEventListener('abort', this.finish);
+    openStreams.get(this.o.serverClosing)?.delete(this);
     this.res.off('drain', this.onDrain);
     this.res.off('close', this.finish);
     this.watch.stop();
