@@ -48,7 +48,7 @@ function lineReader(): (chunk: Buffer) => void {
   };
 }
 
-/** Closes the measured watches; `extraClosers`, the extra ones opened only to measure memory. */
+/** Closes the measured watches; `extraClosers`, the extra ones opened to measure memory (unless kept). */
 const closers: (() => void)[] = [];
 const extraClosers: (() => void)[] = [];
 
@@ -117,7 +117,7 @@ parentPort!.on('message', (m: { type: string }) => {
     parentPort!.postMessage({ type: 'receipts', receipts: taken });
   } else if (m.type === 'stop') {
     clearInterval(progress);
-    for (const close of closers) close();
+    for (const close of [...closers, ...extraClosers]) close();
     agent.destroy();
     parentPort!.postMessage({ type: 'done' });
   }

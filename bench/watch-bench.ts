@@ -48,8 +48,14 @@ export interface WatchClientsOptions {
   /** The server's process id, for its CPU time. */
   serverPid: number;
   watchers: number;
-  /** Opened beside the N for the memory figure (default N; fewer where file descriptors run short). */
+  /** Opened beside the N for the memory figure (default N; fewer where connections run short). */
   extraWatchers?: number;
+  /**
+   * The extra watchers stay open and count among the watchers from then on (the memory figure
+   * is then from N to N + M, and the writes reach N + M): for HTTP/1.1, where 2N connections
+   * would pass the server's connection limit.
+   */
+  keepExtra?: boolean;
   /** HTTP/2 with this many watches per connection; 0: HTTP/1.1, a connection each. */
   streamsPerConnection: number;
 }
@@ -104,6 +110,8 @@ export class WatchClients {
   /** Each write's sequence number (unique on this server) → when its response came. */
   private readonly written = new Map<number, number>();
   private sequence = 0;
+  /** The watchers the writes reach. */
+  watchers: number;
 
   private constructor(
     private readonly o: WatchClientsOptions,
@@ -111,6 +119,7 @@ export class WatchClients {
     revision: string,
   ) {
     this.label = label;
+    this.watchers = o.watchers;
     const threads = Math.max(1, Math.min(WORKERS, o.watchers));
     this.delivered = new Array<number>(threads).fill(0);
     const extra = o.extraWatchers ?? o.watchers;
@@ -196,8 +205,11 @@ export class WatchClients {
     await Promise.all(this.workers.map((w) => (w.postMessage({ type: 'open-extra' }), this.reply(w, 'extra-ready'))));
     await settle();
     const second = await this.o.memory();
-    await Promise.all(this.workers.map((w) => (w.postMessage({ type: 'close-extra' }), this.reply(w, 'extra-closed'))));
-    await settle();
+    if (this.o.keepExtra) this.watchers += extra;
+    else {
+      await Promise.all(this.workers.map((w) => (w.postMessage({ type: 'close-extra' }), this.reply(w, 'extra-closed'))));
+      await settle();
+    }
     return { rssBytesPerWatcher: Math.max(0, second.rss - first.rss) / extra, heapBytesPerWatcher: Math.max(0, second.heapUsed - first.heapUsed) / extra, extraWatchers: extra };
   }
 
@@ -245,7 +257,7 @@ export class WatchClients {
     const writeSeconds = (performance.now() - started) / 1000;
     writeAgent.destroy();
     // Let the last events arrive (bounded: 15 s).
-    const expected = writes * this.o.watchers;
+    const expected = writes * this.watchers;
     const sum = (): number => this.delivered.reduce((a, b) => a + b, 0);
     for (let t = 0; t < 300 && sum() < expected; t++) await new Promise((r) => setTimeout(r, 50));
     const elapsed = performance.now() - started;
@@ -262,7 +274,7 @@ export class WatchClients {
     latencies.sort((a, b) => a - b);
     const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
     return {
-      watchers: this.o.watchers,
+      watchers: this.watchers,
       askedPerSecond: writesPerSecond,
       writes,
       refused,

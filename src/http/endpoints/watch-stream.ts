@@ -90,8 +90,9 @@ export class WatchStream {
   ) {
     this.lifetime = setTimeout(this.finish, o.lifetimeMs);
     this.bookmarks = o.bookmark ? setInterval(() => watch.requestBookmark(), BOOKMARK_INTERVAL_MS) : undefined;
-    res.on('drain', this.onDrain);
-    res.once('close', this.finish);
+    // 'on', not 'once' (finish runs once anyway): no wrapper per watch; 'drain' is listened
+    // for only while paused, so an idle watch holds one listener.
+    res.on('close', this.finish);
     whenClosing(o.serverClosing, this);
     // The client may have gone, or the server begun to stop, while the watch was being set up.
     if (o.serverClosing.aborted || responseClosed(res)) this.finish();
@@ -127,7 +128,10 @@ export class WatchStream {
     // Paused, the watch's own bounded queue ends it if the client stays behind; a client that
     // takes nothing at all for a minute is cut off (it re-lists), as kube-apiserver ends
     // watchers that cannot keep up.
-    this.stuck ??= setTimeout(() => this.cutOff(), STUCK_CLIENT_MS);
+    if (this.stuck === undefined) {
+      this.stuck = setTimeout(() => this.cutOff(), STUCK_CLIENT_MS);
+      this.res.once('drain', this.onDrain);
+    }
     return false;
   }
 
