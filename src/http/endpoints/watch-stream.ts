@@ -24,6 +24,9 @@ export interface WatchResponse {
   /** HTTP/1.1: over; HTTP/2 has only its stream's (response-closed.ts). */
   readonly closed?: boolean;
   readonly stream?: { readonly closed: boolean; readonly destroyed: boolean };
+  /** Held writes go out together at uncork (one write per stream for a batch of events). */
+  cork?(): void;
+  uncork?(): void;
   on(event: 'drain' | 'close', listener: () => void): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
@@ -77,8 +80,23 @@ function whenClosing(signal: AbortSignal, stream: WatchStream): void {
   streams.add(stream);
 }
 
+/**
+ * The streams corked in this turn. A commit batch's events reach each watcher one by one; its
+ * stream is corked at the first and uncorked once the batch is out (next tick), so a batch of k
+ * events is one write per stream, not k (each write to an HTTP/2 stream or TLS socket has a fixed
+ * cost, paid again by its completion callback).
+ */
+let corked: WatchStream[] = [];
+
+function uncorkAll(): void {
+  const streams = corked;
+  corked = [];
+  for (const s of streams) s.uncork();
+}
+
 export class WatchStream {
   private finished = false;
+  private isCorked = false;
   private stuck: NodeJS.Timeout | undefined;
   private readonly lifetime: NodeJS.Timeout;
   private readonly bookmarks: NodeJS.Timeout | undefined;
@@ -121,8 +139,19 @@ export class WatchStream {
     this.finish();
   }
 
+  /** Sends what this turn's writes held (uncorkAll). */
+  uncork(): void {
+    this.isCorked = false;
+    this.res.uncork?.();
+  }
+
   /** Writes; false when the client is not keeping up (the watch then pauses until 'drain'). */
   private write(chunk: string | Buffer): boolean {
+    if (!this.isCorked && this.res.cork) {
+      this.isCorked = true;
+      this.res.cork();
+      if (corked.push(this) === 1) process.nextTick(uncorkAll);
+    }
     this.res.write(chunk);
     if (!this.res.writableNeedDrain) return true;
     // Paused, the watch's own bounded queue ends it if the client stays behind; a client that
