@@ -14,7 +14,7 @@ import { fetchBody, measureMemory, startApiServer, startBareServer, stop } from 
 import { benchCrud, scidr } from './crud-bench.js';
 import { benchStartup } from './startup-bench.js';
 import { benchCtbValidation } from './ctb-validation-bench.js';
-import { benchIdleStreams, benchWatchFanOut, type ServerMemory } from './watch-bench.js';
+import { watchSection } from './watch-report.js';
 import { benchPatchTypes } from './patch-bench.js';
 import { benchListFromCache } from './list-bench.js';
 import { benchLabelSelectedList } from './label-list-bench.js';
@@ -110,56 +110,19 @@ async function main(): Promise<void> {
     }
 
     if (runs('watch')) {
-      // Watch fan-out, each (a) on a fresh server: memory per watcher is an RSS delta, which a
+      // Watch fan-out, each on a fresh server: memory per watcher is an RSS delta, which a
       // heap already grown by earlier runs would hide. Memory is read after full collections
       // (the memory probe), and V8's young generation, which it sizes by the recent allocation
       // rate (up to 2 × 16 MB), is fixed at its largest size: RSS deltas then measure memory
       // kept, not garbage or the nursery's resizing.
-      const watchers = Number(process.env.BENCH_WATCHERS ?? 1000);
-      const probed = ['--expose-gc', '--import', join(here, 'memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16'];
+      const probed = ['--expose-gc', '--import', join(here, 'memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16', ...(process.env.BENCH_WATCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WATCH_PROF}`] : [])];
       const fresh = async () => {
         const s = await startApiServer(probed);
         children.push(s.child);
         watchDataDirs.push(s.dataDir);
         return s;
       };
-      const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
-      const fanOut = async (label: string, streamsPerConnection: number) => {
-        const s = await fresh();
-        const at = (writesPerSecond: number) => benchWatchFanOut({ url: s.url, ca: s.ca, token: s.token, memory: () => measureMemory(s.child), watchers, writesPerSecond, durationMs: 5000, streamsPerConnection });
-        const r = await at(100);
-        // The offered load at 100 writes/s is exactly 100,000 events/s, so the run itself can
-        // only show that everything arrived; twice the writes on the same server show the rate
-        // the server sustains.
-        const c = await at(200);
-        const allDelivered = (x: typeof r) => x.delivered === x.writes * x.watchers;
-        console.log(
-          `watch fan-out (a, ${label}): ${r.watchers} watchers, ${r.writes} writes at ${r.writesPerSecond.toFixed(0)}/s: delivered ${r.delivered}/${r.writes * r.watchers} (${r.deliveredPerSecond.toFixed(0)}/s over the run, start and tail included); ` +
-            `at 200 writes/s (achieved ${c.writesPerSecond.toFixed(0)}/s): ${c.deliveredPerSecond.toFixed(0)} delivered events/s, ${allDelivered(c) ? 'all' : `${c.delivered}/${c.writes * c.watchers}`} delivered, p99 ${c.p99Ms.toFixed(1)} ms ` +
-            `(target ≥ 100000/s: ${allDelivered(r) && allDelivered(c) && c.deliveredPerSecond >= 100_000 ? 'met' : 'NOT met'}); ` +
-            `at 100 writes/s, write-response→watcher p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms (target < 100 ms: ${r.p99Ms < 100 ? 'met' : 'NOT met'}); ` +
-            `idle memory per watcher, from ${r.watchers} to ${2 * r.watchers} idle watchers after full collections: server RSS ${kb(r.idleBytesPerWatcher)}, JavaScript heap in use ${kb(r.idleHeapBytesPerWatcher)} ` +
-            `(target < 20 KB: ${Math.max(r.idleBytesPerWatcher, r.idleHeapBytesPerWatcher) < 20 * 1024 ? 'met' : 'NOT met'})`,
-        );
-        return s;
-      };
-      console.log('');
-      await fanOut('HTTP/2, 100 watches per connection, as client-go multiplexes them', 100);
-      const watchServer = await fanOut('HTTP/1.1, a connection per watcher', 0);
-      // The floor under an HTTP/1.1 watch: what Node's own HTTPS server spends on a connection
-      // holding one open response, measured the same way.
-      const bare = await startBareServer(join(watchServer.dataDir, 'apiserver.crt'), join(watchServer.dataDir, 'apiserver.key'), 0, probed);
-      children.push(bare.child);
-      const floor = await benchIdleStreams({ url: bare.url, ca: watchServer.ca, path: '/stream', count: watchers, memory: () => measureMemory(bare.child) });
-      console.log(
-        `  baseline: a bare node:https server holding ${watchers} more open responses, a TLS connection each: server RSS ${kb(floor.rssBytesPerStream)}, JavaScript heap in use ${kb(floor.heapBytesPerStream)} per connection`,
-      );
-      const f = await benchWatchFanOut({ url: watchServer.url, ca: watchServer.ca, token: watchServer.token, memory: () => measureMemory(watchServer.child), watchers: 10, writesPerSecond: 1000, durationMs: 5000 });
-      const keptUp = f.writesPerSecond >= 950 && f.delivered === f.writes * f.watchers;
-      console.log(
-        `watch fan-out (b): ${f.watchers} watchers, writes asked at 1000/s, achieved ${f.writesPerSecond.toFixed(0)}/s, delivered ${f.delivered}/${f.writes * f.watchers} (keeps up: ${keptUp ? 'yes' : 'NO'}), ` +
-          `write-response→watcher p50 ${f.p50Ms.toFixed(1)} ms p99 ${f.p99Ms.toFixed(1)} ms (target ≤ 5 ms: ${f.p99Ms <= 5 ? 'met' : 'NOT met'})`,
-      );
+      await watchSection({ fresh, probed, children });
     }
 
     if (runs('list')) {

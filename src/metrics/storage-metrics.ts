@@ -103,9 +103,9 @@ export class StorageMetrics implements StorageObserver {
     if (r) this.registered.inc(this.gvk(r), delta);
   }
 
-  watchEvent(resource: string): void {
+  watchEvent(resource: string, count = 1): void {
     const r = this.byLabel.get(resource);
-    if (r) this.events.inc(this.gvk(r));
+    if (r) this.events.inc(this.gvk(r), count);
   }
 
   cacheInitialized(resource: string): void {

@@ -31,6 +31,16 @@ export interface ObjectWatchOptions<T extends KubeObject> {
  */
 const matchMemo = new WeakMap<object, Map<string, boolean>>();
 
+/**
+ * The last store event translated, for whom, and the result: a fan-out hands one store event
+ * to every watcher in a row, so watchers of one kind with one selector share one translation
+ * (and one event object) instead of each looking the event up and allocating its own.
+ */
+let lastEvent: WatchEvent | undefined;
+let lastDefinition: ResourceDefinition | undefined;
+let lastSelectors: string | undefined;
+let lastTranslation: ObjectWatchEvent<KubeObject> | undefined;
+
 export function watchObjects<T extends KubeObject>(o: ObjectWatchOptions<T>): ObjectWatch<T> {
   return new ObjectEvents(o);
 }
@@ -87,7 +97,17 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
 
   /** The store watch's sink: one change, translated (or dropped by the selectors). */
   next(e: WatchEvent): boolean {
-    const out = this.translate(e);
+    let out: ObjectWatchEvent<T> | undefined;
+    // The same event for the same kind and selectors as the previous call: the same answer
+    // (progress events become bookmarks, which every watcher shares as well).
+    if (e === lastEvent && this.definition === lastDefinition && this.selectors.text === lastSelectors) out = lastTranslation as ObjectWatchEvent<T> | undefined;
+    else {
+      out = this.translate(e);
+      lastEvent = e;
+      lastDefinition = this.definition as ResourceDefinition;
+      lastSelectors = this.selectors.text;
+      lastTranslation = out;
+    }
     return out && this.sink ? this.sink.next(out) : true;
   }
 

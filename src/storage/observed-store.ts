@@ -172,13 +172,16 @@ class WatchedStore implements RevisionedStore {
   // resuming from before its window). Its own feed is the watch it opens when it has none: the
   // first, and the first after one ended; the others are client watches, counted above the cache.
   private feed: ObservedWatch | undefined;
+  private readonly tally: EventTally | undefined;
 
   constructor(
     private readonly inner: RevisionedStore,
     private readonly observer: StorageObserver,
     private readonly resource: string,
     private readonly role: WatchRole,
-  ) {}
+  ) {
+    this.tally = role === 'client' ? new EventTally(observer, resource) : undefined;
+  }
 
   get(key: string, opts?: GetOptions): Promise<GetResult> {
     return this.inner.get(key, opts);
@@ -202,7 +205,7 @@ class WatchedStore implements RevisionedStore {
 
   watch(prefix: string, opts: WatchOptions): StoreWatch {
     const watch = this.inner.watch(prefix, opts);
-    if (this.role === 'client') return new ObservedWatch(watch, this.observer, this.resource, this.role);
+    if (this.tally) return new ObservedWatch(watch, this.observer, this.resource, this.role, undefined, this.tally);
     if (this.feed) return watch;
     const observed: ObservedWatch = new ObservedWatch(watch, this.observer, this.resource, this.role, () => {
       if (this.feed === observed) this.feed = undefined;
@@ -228,6 +231,34 @@ class WatchedStore implements RevisionedStore {
   }
 }
 
+/**
+ * Events sent to one resource's client watches, reported once per turn of the event loop: one
+ * write fanned out to ten thousand watches is one counter update, not ten thousand.
+ */
+class EventTally {
+  private pending = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly observer: StorageObserver,
+    private readonly resource: string,
+  ) {}
+
+  add(): void {
+    this.pending++;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const n = this.pending;
+    this.pending = 0;
+    if (n > 0) this.observer.watchEvent(this.resource, n);
+  };
+}
+
 class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
   private sink: EventSink<WatchEvent> | undefined;
   private registered = false;
@@ -238,6 +269,7 @@ class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
     private readonly resource: string,
     private readonly role: WatchRole,
     private readonly onEnd: () => void = () => {},
+    private readonly tally?: EventTally,
   ) {}
 
   start(sink: EventSink<WatchEvent>): void {
@@ -250,8 +282,8 @@ class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
 
   next(e: WatchEvent): boolean {
     if (e.type !== 'progress') {
-      if (this.role === 'client') this.observer.watchEvent(this.resource);
-      else this.observer.cacheEvent(this.resource, e.revision);
+      if (this.tally) this.tally.add();
+      else if (this.role === 'cache') this.observer.cacheEvent(this.resource, e.revision);
     }
     return this.sink ? this.sink.next(e) : false;
   }

@@ -10,8 +10,8 @@ export interface StorageObserver {
   request(operation: StorageOperation, type: string, durationSeconds: number, failed: boolean): void;
   /** A client watch on a resource was registered (+1) or ended (-1). */
   watchers(resource: string, delta: 1 | -1): void;
-  /** One event sent to one client watch. */
-  watchEvent(resource: string): void;
+  /** `count` events (default 1) sent to client watches, each event counted once per watch it went to. */
+  watchEvent(resource: string, count?: number): void;
   /** A watch cache (re)started following the store. */
   cacheInitialized(resource: string): void;
   /** A watch cache's feed from the store ended (it no longer follows the store until it starts again). */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, getEventListeners } from 'node:events';
 import type { KubeObject } from '../../apimachinery/object-meta.js';
 import { resourceExpired } from '../../apimachinery/status-error.js';
 import type { ObjectWatch, ObjectWatchEvent } from '../../registry/rest-storage.js';
@@ -153,6 +153,32 @@ describe('WatchStream', () => {
     assert.equal(stopping.res.writableEnded, true);
     assert.equal(stopping.sink.next({ type: 'ADDED', object: obj('late') }), false, 'nothing is written after the end');
     assert.deepEqual(stopping.res.lines, []);
+  });
+
+  test("many watches share one listener on the server's closing signal; its abort ends those still open", () => {
+    const closing = new AbortController();
+    const streams = Array.from({ length: 100 }, () => setUp({ serverClosing: closing.signal }));
+    assert.equal(getEventListeners(closing.signal, 'abort').length, 1);
+    streams[0]!.res.emit('close');
+    closing.abort();
+    assert.deepEqual(
+      streams.map((s) => s.watch.stopped),
+      streams.map(() => 1),
+      'each watch stopped once, the one whose client left before included',
+    );
+    assert.ok(streams.slice(1).every((s) => s.res.writableEnded));
+  });
+
+  test("an idle watch listens for 'drain' only while paused", () => {
+    const { res, sink } = setUp();
+    assert.equal(res.listenerCount('drain'), 0);
+    res.writableNeedDrain = true;
+    sink.next({ type: 'ADDED', object: obj('a') });
+    assert.equal(res.listenerCount('drain'), 1);
+    res.writableNeedDrain = false;
+    res.emit('drain');
+    assert.equal(res.listenerCount('drain'), 0);
+    assert.equal(res.listenerCount('close'), 1);
   });
 
   test('a watch whose client left during its setup is never started, on either protocol', () => {

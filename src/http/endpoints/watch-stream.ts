@@ -24,6 +24,9 @@ export interface WatchResponse {
   /** HTTP/1.1: over; HTTP/2 has only its stream's (response-closed.ts). */
   readonly closed?: boolean;
   readonly stream?: { readonly closed: boolean; readonly destroyed: boolean };
+  /** Held writes go out together at uncork (one write per stream for a batch of events). */
+  cork?(): void;
+  uncork?(): void;
   on(event: 'drain' | 'close', listener: () => void): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
@@ -58,8 +61,42 @@ export interface WatchStreamOptions {
   logger: Logger;
 }
 
+/**
+ * The open streams per server-closing signal, which has one listener for all of them: an
+ * EventTarget looks for duplicates on every add and remove, so a listener per watch would make
+ * opening and closing ten thousand watches quadratic.
+ */
+const openStreams = new WeakMap<AbortSignal, Set<WatchStream>>();
+
+function whenClosing(signal: AbortSignal, stream: WatchStream): void {
+  let streams = openStreams.get(signal);
+  if (!streams) {
+    const all = (streams = new Set());
+    openStreams.set(signal, all);
+    signal.addEventListener('abort', () => {
+      for (const s of [...all]) s.close();
+    }, { once: true });
+  }
+  streams.add(stream);
+}
+
+/**
+ * The streams corked in this turn. A commit batch's events reach each watcher one by one; its
+ * stream is corked at the first and uncorked once the batch is out (next tick), so a batch of k
+ * events is one write per stream, not k (each write to an HTTP/2 stream or TLS socket has a fixed
+ * cost, paid again by its completion callback).
+ */
+let corked: WatchStream[] = [];
+
+function uncorkAll(): void {
+  const streams = corked;
+  corked = [];
+  for (const s of streams) s.uncork();
+}
+
 export class WatchStream {
   private finished = false;
+  private isCorked = false;
   private stuck: NodeJS.Timeout | undefined;
   private readonly lifetime: NodeJS.Timeout;
   private readonly bookmarks: NodeJS.Timeout | undefined;
@@ -71,12 +108,18 @@ export class WatchStream {
   ) {
     this.lifetime = setTimeout(this.finish, o.lifetimeMs);
     this.bookmarks = o.bookmark ? setInterval(() => watch.requestBookmark(), BOOKMARK_INTERVAL_MS) : undefined;
-    res.on('drain', this.onDrain);
-    res.once('close', this.finish);
-    o.serverClosing.addEventListener('abort', this.finish, { once: true });
+    // 'on', not 'once' (finish runs once anyway): no wrapper per watch; 'drain' is listened
+    // for only while paused, so an idle watch holds one listener.
+    res.on('close', this.finish);
+    whenClosing(o.serverClosing, this);
     // The client may have gone, or the server begun to stop, while the watch was being set up.
     if (o.serverClosing.aborted || responseClosed(res)) this.finish();
     else watch.start(this);
+  }
+
+  /** The server is stopping: the stream ends cleanly. */
+  close(): void {
+    this.finish();
   }
 
   /** The watch's sink: one event. */
@@ -96,14 +139,28 @@ export class WatchStream {
     this.finish();
   }
 
+  /** Sends what this turn's writes held (uncorkAll). */
+  uncork(): void {
+    this.isCorked = false;
+    this.res.uncork?.();
+  }
+
   /** Writes; false when the client is not keeping up (the watch then pauses until 'drain'). */
   private write(chunk: string | Buffer): boolean {
+    if (!this.isCorked && this.res.cork) {
+      this.isCorked = true;
+      this.res.cork();
+      if (corked.push(this) === 1) process.nextTick(uncorkAll);
+    }
     this.res.write(chunk);
     if (!this.res.writableNeedDrain) return true;
     // Paused, the watch's own bounded queue ends it if the client stays behind; a client that
     // takes nothing at all for a minute is cut off (it re-lists), as kube-apiserver ends
     // watchers that cannot keep up.
-    this.stuck ??= setTimeout(() => this.cutOff(), STUCK_CLIENT_MS);
+    if (this.stuck === undefined) {
+      this.stuck = setTimeout(() => this.cutOff(), STUCK_CLIENT_MS);
+      this.res.once('drain', this.onDrain);
+    }
     return false;
   }
 
@@ -124,7 +181,7 @@ export class WatchStream {
     clearTimeout(this.lifetime);
     clearTimeout(this.stuck);
     clearInterval(this.bookmarks);
-    this.o.serverClosing.removeEventListener('abort', this.finish);
+    openStreams.get(this.o.serverClosing)?.delete(this);
     this.res.off('drain', this.onDrain);
     this.res.off('close', this.finish);
     this.watch.stop();

@@ -25,7 +25,21 @@ import { lowerSocketHighWaterMark, WatchStream } from '../watch-stream.js';
 const encodedLines = new WeakMap<object, Map<string, Buffer>>();
 const LINE_END = Buffer.from('}\n');
 
+/** The last line asked for: a fan-out asks for one event's line once per watcher, in a row. */
+let lastObject: KubeObject | undefined;
+let lastType = '';
+let lastLine: Buffer | undefined;
+
 function jsonLine(type: string, obj: KubeObject): Buffer {
+  if (obj === lastObject && type === lastType) return lastLine!;
+  const line = cachedJsonLine(type, obj);
+  lastObject = obj;
+  lastType = type;
+  lastLine = line;
+  return line;
+}
+
+function cachedJsonLine(type: string, obj: KubeObject): Buffer {
   let byType = encodedLines.get(obj);
   if (!byType) encodedLines.set(obj, (byType = new Map()));
   let line = byType.get(type);
