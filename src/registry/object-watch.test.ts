@@ -50,3 +50,24 @@ test('watchers with one selector share each translated event; others, delivered 
     await store.close();
   }
 });
+
+test("an object that stops matching is DELETED as it was, with the change's revision (kube's cacher)", async () => {
+  const store = new MemoryStore();
+  try {
+    const events: ObjectWatchEvent<KubeObject>[] = [];
+    const w = watchObjects({ storage: store, prefix: '/things/', definition, selectors: parseSelectors(definition, { labelSelector: 'app=a' }), afterRevision: 0, initial: [], initialEventsEnd: false });
+    w.start({ next: (e) => (events.push(e), true), end: () => undefined });
+    const created = await store.optimisticPut('/things/x', encodeObject(thing('a')), 0);
+    const moved = await store.optimisticPut('/things/x', encodeObject(thing('b')), created.revision);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'DELETED']);
+    const gone = events[1]!;
+    assert.ok(gone.type === 'DELETED');
+    assert.equal(gone.object.metadata.labels?.app, 'a', 'the content the watcher last saw matching');
+    assert.equal(gone.object.metadata.resourceVersion, String(moved.revision));
+    // The ADDED event's object keeps its own revision.
+    assert.ok(events[0]!.type === 'ADDED' && events[0]!.object.metadata.resourceVersion === String(created.revision));
+  } finally {
+    await store.close();
+  }
+});

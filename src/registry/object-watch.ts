@@ -156,7 +156,12 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     const before = prev ? this.matches(prev) : false;
     if (now && before) return { type: 'MODIFIED', object: cur };
     if (now) return { type: 'ADDED', object: cur };
-    if (before) return { type: 'DELETED', object: cur };
+    if (before) {
+      // kube's cacher and etcd watcher both send the object as it was, stamped with this
+      // event's revision: the watcher last saw it matching, and its resourceVersion moves on.
+      restampShared(prev!, String(e.revision));
+      return { type: 'DELETED', object: prev! };
+    }
     return undefined;
   }
 }
