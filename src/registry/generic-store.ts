@@ -296,7 +296,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           throw err;
         }
       }
-      const old = decodeObject<T>(kv);
+      // The stored version as every reader shares it (the watch cache's event decoded it already):
+      // read-only here; fn changes a copy.
+      const old = decodeShared<T>(kv);
       const result = await fn(cloneJson(old));
       const obj = opts.privateResult ? result : cloneJson(result);
       if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);

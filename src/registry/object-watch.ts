@@ -124,8 +124,8 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
   private translate(e: WatchEvent): ObjectWatchEvent<T> | undefined {
     if (e.type === 'progress') return { type: 'BOOKMARK', resourceVersion: String(e.revision) };
     // Shared across watchers of this event: decoded once, never mutated.
-    const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
     if (e.type === 'delete') {
+      const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
       if (!prev || !this.matches(prev)) return undefined;
       // The deleted object carries the deletion's revision; the prevKv belongs to this event alone.
       restampShared(prev, String(e.revision));
@@ -133,7 +133,9 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     }
     const cur = decodeShared<T>(e.kv);
     const now = this.matches(cur);
-    const before = prev ? this.matches(prev) : false;
+    // The previous version is decoded only when a selector must judge it: without selectors it
+    // matched (an informer's watch sees every update; most watches select nothing).
+    const before = e.prevKv ? this.selectors.everything || this.matches(decodeShared<T>(e.prevKv)) : false;
     if (now && before) return { type: 'MODIFIED', object: cur };
     if (now) return { type: 'ADDED', object: cur };
     if (before) return { type: 'DELETED', object: cur };
