@@ -18,7 +18,7 @@ import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseSelectors } from './list-options.js';
 import { exactResourceVersion, parseResourceVersion, sameResourceVersion } from './resource-version.js';
-import { decodeObject, decodeShared, encodeObject } from './object-codec.js';
+import { decodeObject, decodeShared, putShared } from './object-codec.js';
 import { sameStoredForm } from './stored-form.js';
 import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
@@ -227,7 +227,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       // The last point to stop: once the write is sent, its outcome is reported whatever it is.
       stopIfAbandoned(ctx);
       try {
-        const r = await this.storage.optimisticPut(this.key(stored.metadata.name!), encodeObject(stored), 0);
+        const r = await putShared(stored, (bytes) => this.storage.optimisticPut(this.key(stored.metadata.name!), bytes, 0));
         setResourceVersion(stored, String(r.revision));
         return stored;
       } catch (err) {
@@ -327,7 +327,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           await this.storage.optimisticDelete(this.key(name), kv.modRevision);
           return { object: next, created: false };
         }
-        const r = await this.storage.optimisticPut(this.key(name), encodeObject(next), kv.modRevision);
+        const r = await putShared(next, (bytes) => this.storage.optimisticPut(this.key(name), bytes, kv.modRevision));
         setResourceVersion(next, String(r.revision));
         return { object: next, created: false };
       } catch (err) {
@@ -401,7 +401,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (ctx.dryRun) return { object: marked, deleted: false };
     stopIfAbandoned(ctx);
     try {
-      const r = await this.storage.optimisticPut(this.key(name), encodeObject(marked), kv.modRevision);
+      const r = await putShared(marked, (bytes) => this.storage.optimisticPut(this.key(name), bytes, kv.modRevision));
       setResourceVersion(marked, String(r.revision));
       return { object: marked, deleted: false };
     } catch (err) {
