@@ -204,18 +204,21 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
 
   async create(ctx: RequestContext, input: T, opts: WriteOptions): Promise<T> {
     this.requireMainResource('create');
-    const obj = cloneJson(input);
-    this.fields.recordUpdate(undefined, obj, opts.fieldManager);
-    return this.createObject(ctx, obj);
+    return this.createObject(ctx, input, opts.fieldManager);
   }
 
-  /** Creates `input`, whose managedFields are already recorded. */
-  private async createObject(ctx: RequestContext, input: T): Promise<T> {
+  /**
+   * Creates `input` (never changed: each attempt works on its own copy); `recordAs` records the
+   * create in managedFields (apply's result has them already).
+   */
+  private async createObject(ctx: RequestContext, input: T, recordAs?: string): Promise<T> {
     if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     const generateName = !input.metadata?.name && input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
       stopIfAbandoned(ctx);
       const obj = cloneJson(input);
+      // System fields are never owned, so recording before they are set is the same as after.
+      if (recordAs !== undefined) this.fields.recordUpdate(undefined, obj, recordAs);
       this.fillCreateSystemFields(obj);
       this.strategy.prepareForCreate(ctx, obj);
       const errs = this.strategy.validate(ctx, obj);

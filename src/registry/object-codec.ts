@@ -11,6 +11,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function encodeObject(obj: KubeObject): Uint8Array {
+  // A create's object has no resourceVersion yet: nothing to leave out, no copies.
+  if (obj.metadata.resourceVersion === undefined) return encoder.encode(JSON.stringify(obj));
   const { resourceVersion: _rv, ...metadata } = obj.metadata;
   return encoder.encode(JSON.stringify({ ...obj, metadata }));
 }
