@@ -90,46 +90,6 @@ describe('sqlite store on disk', () => {
     });
   });
 
-  test('after a round of many writers, the first few of the next round wait for the rest and share one sync; a lone writer never waits', async () => {
-    // A hold of a minute: only the group filling up can end it within the test.
-    await withTempStore({ groupCommitHoldMs: 60_000 }, async (store) => {
-      const lone = store.stats();
-      for (let i = 0; i < 5; i++) await store.optimisticPut(`/w/lone/${i}`, enc('x'), 0);
-      assert.equal(store.stats().transactions - lone.transactions, 5, 'one at a time: each its own transaction, none held');
-      await Promise.all(Array.from({ length: 10 }, (_, i) => store.optimisticPut(`/w/a/${i}`, enc('a'), 0)));
-      const before = store.stats();
-      let firstSettled = false;
-      const first = Promise.all(Array.from({ length: 3 }, (_, i) => store.optimisticPut(`/w/b/${i}`, enc('b'), 0))).then((r) => ((firstSettled = true), r));
-      for (let turn = 0; turn < 3; turn++) await new Promise((r) => setImmediate(r));
-      assert.equal(firstSettled, false, 'the first three wait for their group');
-      const rest = Array.from({ length: 7 }, (_, i) => store.optimisticPut(`/w/b/${3 + i}`, enc('b'), 0));
-      const results = [...(await first), ...(await Promise.all(rest))];
-      assert.equal(store.stats().transactions - before.transactions, 1, 'one transaction (one sync) for the whole group');
-      assert.deepEqual(results.map((r) => r.revision), Array.from({ length: 10 }, (_, i) => before.writes + 1 + 1 + i), 'in the order they were issued');
-    });
-  });
-
-  test('close() sends a batch that is waiting for its group', async () => {
-    const dir = tempDir();
-    const path = join(dir, 'state.db');
-    try {
-      const store = openSqliteStore({ path, groupCommitHoldMs: 60_000 });
-      await Promise.all(Array.from({ length: 10 }, (_, i) => store.optimisticPut(`/h/a/${i}`, enc('a'), 0)));
-      const held = [store.optimisticPut('/h/b/0', enc('b'), 0), store.optimisticPut('/h/b/1', enc('b'), 0)];
-      await new Promise((r) => setImmediate(r));
-      await store.close();
-      assert.equal((await Promise.all(held)).length, 2);
-      const reopened = openSqliteStore({ path });
-      try {
-        assert.equal(await reopened.count('/h/'), 12);
-      } finally {
-        await reopened.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
   test('a consumer that falls past the bound gets Unavailable; writers and other watchers go on', async () => {
     await withTempStore({ maxWatchQueue: 5 }, async (store) => {
       const ac = new AbortController();

@@ -35,7 +35,6 @@ import { dirname } from 'node:path';
 import { applySchema } from './sqlite-schema.js';
 import { SqliteReads } from './sqlite-reads.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
-import { CommitWindow } from './commit-window.js';
 import { configureWriter, latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
 import { InlineWriter, ThreadWriter, type SqliteWriter } from './sqlite-writer.js';
 import type { StoreHealth } from '../storage-observer.js';
@@ -65,12 +64,6 @@ export interface SqliteStoreOptions {
   maxWatchQueue?: number;
   /** Per-watcher bound on queued value bytes (default 64 MiB). */
   maxWatchQueueBytes?: number;
-  /**
-   * How long a few writes meeting an idle writer, after a batch of many, wait for the rest of
-   * their group (commit-window.ts). Default: the running mean of a commit's time, at most 2 ms;
-   * 0: never.
-   */
-  groupCommitHoldMs?: number;
   /** Batches handed to the writer before the first is reported (default 1: one syncing, the next collecting). */
   pipelineDepth?: number;
   /**
@@ -93,8 +86,6 @@ type PendingWrite = WriteRequest & { resolve(r: PutResult | DeleteResult): void;
 /** A batch handed to the writer; `done` is set when its report (or failure) arrives. */
 interface InFlight {
   batch: PendingWrite[];
-  /** When it was handed to the writer (performance.now()). */
-  sentAt: number;
   done?: { applied: AppliedBatch } | { error: string };
 }
 
@@ -120,9 +111,6 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   /** Batches handed to the writer, oldest first; reported in this order. */
   private readonly inFlight: InFlight[] = [];
   private dispatchScheduled = false;
-  /** A small batch waiting for the rest of its group (commit-window.ts); its timer sends it. */
-  private holding: NodeJS.Timeout | undefined;
-  private readonly window: CommitWindow;
   /** The writer thread ended: the log may hold commits past `revision` that were never published. */
   private catchUpNeeded = false;
   private closed = false;
@@ -149,7 +137,6 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     }
     this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
     this.pipelineDepth = Math.max(1, opts.pipelineDepth ?? 1);
-    this.window = new CommitWindow(opts.groupCommitHoldMs);
     const db = this.db;
     this.reads = new SqliteReads(db);
     this.compacted = this.reads.compacted();
@@ -282,7 +269,6 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     this.closed = true;
     if (this.pending.length || this.inFlight.length) {
       const drained = new Promise<void>((r) => (this.drained = r));
-      this.release();
       this.dispatch();
       await drained;
     }
@@ -315,11 +301,6 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
       return;
     }
     this.pending.push(w);
-    if (this.holding) {
-      // The group is complete: it goes at the end of this turn (writes issued in it still join).
-      if (this.pending.length === this.window.target) setImmediate(() => this.release());
-      return;
-    }
     // Writes issued in this turn go together, at its end; with the pipeline full, the next report sends them.
     if (!this.dispatchScheduled && this.inFlight.length < this.pipelineDepth) {
       this.dispatchScheduled = true;
@@ -327,30 +308,17 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     }
   }
 
-  /**
-   * Hands the queued writes to the writer as one batch, while the pipeline has room; a few writes
-   * meeting an idle writer may first wait for the rest of their group (`mayHold`, commit-window.ts).
-   */
-  private dispatch(mayHold = true): void {
+  /** Hands the queued writes to the writer as one batch, while the pipeline has room. */
+  private dispatch(): void {
     this.dispatchScheduled = false;
     // After the writer thread ended: first its failed batches settle and its commits are published.
     if (this.catchUpNeeded && !this.inFlight.length) this.catchUp();
-    // A held batch goes when its timer fires or its group is complete (release).
-    if (this.holding) return;
     while (this.pending.length && this.inFlight.length < this.pipelineDepth && !this.catchUpNeeded) {
-      if (mayHold && !this.closed && !this.inFlight.length) {
-        const wait = this.window.holdMs(this.pending.length);
-        if (wait > 0) {
-          this.holding = setTimeout(() => this.release(), wait);
-          return;
-        }
-      }
       // A new thread only when there is work for it (one that cannot start is not retried in a loop).
       if (this.thread?.dead) this.thread.restart();
-      const entry: InFlight = { batch: this.pending, sentAt: performance.now() };
+      const entry: InFlight = { batch: this.pending };
       this.pending = [];
       this.inFlight.push(entry);
-      this.window.sent(entry.batch.length);
       this.writer.commit(entry.batch).then(
         (applied) => this.reported(entry, { applied }),
         (err: unknown) => this.reported(entry, { error: messageOf(err) }),
@@ -359,18 +327,9 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
     if (this.closed && !this.pending.length && !this.inFlight.length) this.drained?.();
   }
 
-  /** Ends a hold: the held writes go now. */
-  private release(): void {
-    if (!this.holding) return;
-    clearTimeout(this.holding);
-    this.holding = undefined;
-    this.dispatch(false);
-  }
-
   /** Settles reported batches strictly in the order they were handed over, then sends the next. */
   private reported(entry: InFlight, done: NonNullable<InFlight['done']>): void {
     entry.done = done;
-    this.window.committed(performance.now() - entry.sentAt);
     while (this.inFlight[0]?.done) {
       const head = this.inFlight.shift()!;
       const d = head.done!;
