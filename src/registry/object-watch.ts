@@ -45,6 +45,11 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
   private readonly selectors: Selectors;
   private readonly afterRevision: number;
   private readonly initialEventsEnd: boolean;
+  /**
+   * The one key a `metadata.name=x` field selector allows (undefined without one): an event of
+   * any other key matches neither before nor after, and is dropped without decoding its objects.
+   */
+  private readonly onlyKey: string | undefined;
   /** The initial events still to deliver (undefined once done), then the end-of-initial-events bookmark. */
   private initial: T[] | undefined;
   private initialAt = 0;
@@ -56,6 +61,8 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     this.stream = o.storage.watch(o.prefix, { afterRevision: o.afterRevision, signal: o.signal });
     this.definition = o.definition;
     this.selectors = o.selectors;
+    const name = o.selectors.fields.exactValue('metadata.name');
+    this.onlyKey = name === undefined ? undefined : o.prefix + name;
     this.afterRevision = o.afterRevision;
     this.initialEventsEnd = o.initialEventsEnd;
     this.initial = o.initial;
@@ -123,6 +130,8 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
 
   private translate(e: WatchEvent): ObjectWatchEvent<T> | undefined {
     if (e.type === 'progress') return { type: 'BOOKMARK', resourceVersion: String(e.revision) };
+    // The name is the key's last segment and never changes: another key's object never matches.
+    if (this.onlyKey !== undefined && (e.type === 'delete' ? e.key : e.kv.key) !== this.onlyKey) return undefined;
     // Shared across watchers of this event: decoded once, never mutated.
     if (e.type === 'delete') {
       const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
