@@ -56,6 +56,7 @@ function writtenAs(value: Uint8Array): KubeObject | undefined {
   if (obj) writing.delete(value.buffer);
   return obj;
 }
+
 /** Each shared object's served JSON (with its newline), made on first use; null until then. */
 const served = new WeakMap<object, Buffer | null>();
 
