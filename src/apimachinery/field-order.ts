@@ -57,15 +57,17 @@ function reorder(value: unknown, order: FieldOrder | 'map' | 'raw' | undefined):
   if (!isJsonMap(value)) return value;
   const out: JsonMap = {};
   if (order === 'map') {
-    for (const k of Object.keys(value).sort()) put(out, k, value[k]);
+    for (const k of Object.keys(value).sort()) if (value[k] !== undefined) put(out, k, value[k]);
     return out;
   }
+  // A member set to undefined is left out, as JSON leaves it out: the ordered object is the same
+  // value as its stored JSON (the registry shares the object it wrote as that version's decoded form).
   for (const entry of order) {
     const [name, sub] = typeof entry === 'string' ? [entry, undefined] : entry;
-    if (Object.hasOwn(value, name)) put(out, name, reorder(value[name], sub));
+    if (Object.hasOwn(value, name) && value[name] !== undefined) put(out, name, reorder(value[name], sub));
   }
   // Fields the order does not name (none in a decoded object) keep their place after the known ones.
-  for (const k of Object.keys(value)) if (!Object.hasOwn(out, k)) put(out, k, value[k]);
+  for (const k of Object.keys(value)) if (!Object.hasOwn(out, k) && value[k] !== undefined) put(out, k, value[k]);
   return out;
 }
 

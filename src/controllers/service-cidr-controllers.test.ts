@@ -98,6 +98,20 @@ describe('ServiceCIDR status controller', () => {
     await eventually(async () => !(await exists(f, 'busy')), 'busy deleted');
   });
 
+  test('several ServiceCIDRs are synced at once (5 workers, as kube runs it): their writes share commits, each still two writes', async () => {
+    const f = serviceCIDRFixture(definition);
+    const names = Array.from({ length: 10 }, (_, i) => `many-${i}`);
+    for (const [i, name] of names.entries()) await f.main.create(f.ctx, serviceCIDR(name, [`10.9.${i}.0/24`]), { fieldManager: 'test' });
+    const before = { revision: await f.storage.currentRevision(), ...f.storage.stats() };
+    await statusController(f).start();
+    await eventually(async () => (await f.main.list(f.ctx, {})).items.every((o) => o.status?.conditions?.length === 1), 'all Ready');
+    // Finalizer, then condition, for each: twenty writes, in fewer transactions than writes.
+    assert.equal(await f.storage.currentRevision(), before.revision + 20);
+    const after = f.storage.stats();
+    assert.equal(after.writes - before.writes, 20);
+    assert.ok(after.transactions - before.transactions <= 10, `${after.transactions - before.transactions} transactions for 20 writes`);
+  });
+
   test('several replicas converge on one write each, without moving lastTransitionTime', async () => {
     const f = serviceCIDRFixture(definition);
     const replicas = [statusController(f), statusController(f), statusController(f)];

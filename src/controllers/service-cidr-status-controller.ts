@@ -34,6 +34,8 @@ import type { BackoffOptions } from '../apimachinery/backoff.js';
 export const STATUS_CONTROLLER_NAME = 'service-cidr-controller';
 export const READY_MESSAGE = 'Kubernetes Service CIDR is ready';
 export const TERMINATING_MESSAGE = 'There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR';
+/** kube-controller-manager's `Run(ctx, 5)` for this controller. */
+export const STATUS_CONTROLLER_WORKERS = 5;
 /** Lets allocators see the deletion before the range disappears (kube's deletionGracePeriod). */
 export const DELETION_GRACE_MS = 10_000;
 
@@ -46,6 +48,12 @@ export interface ServiceCIDRStatusControllerOptions {
   deletionGraceMs?: number;
   /** Every key is re-synced this often (0: never), so a key given up on is retried eventually. */
   resyncMs?: number;
+  /**
+   * Keys synced at once (kube-controller-manager runs this controller with 5 workers). The queue
+   * never hands one key to two workers; several workers let the writes of different ServiceCIDRs
+   * go to storage together (one commit for all of them) instead of one commit after another.
+   */
+  workers?: number;
   backoff?: BackoffOptions;
 }
 
@@ -55,7 +63,7 @@ export class ServiceCIDRStatusController {
   private readonly ctx: RequestContext;
   private readonly deletion: ServiceCIDRDeletionCheck;
   private readonly graceMs: number;
-  private worker: Promise<void> | undefined;
+  private workers: Promise<unknown> | undefined;
   private resyncTimer: { cancel(): void } | undefined;
   private stopped = false;
   /**
@@ -99,7 +107,7 @@ export class ServiceCIDRStatusController {
   async start(): Promise<void> {
     this.informer.start();
     await this.informer.synced;
-    this.worker ??= runWorker(this.queue, (key) => this.sync(key), this.o.logger);
+    this.workers ??= Promise.all(Array.from({ length: Math.max(1, this.o.workers ?? STATUS_CONTROLLER_WORKERS) }, () => runWorker(this.queue, (key) => this.sync(key), this.o.logger)));
     this.scheduleResync();
   }
 
@@ -108,7 +116,7 @@ export class ServiceCIDRStatusController {
     this.resyncTimer?.cancel();
     this.queue.shutDown();
     await this.informer.stop();
-    await this.worker;
+    await this.workers;
   }
 
   /** Keeps `deleting` equal to the informer's objects that carry a deletionTimestamp. */

@@ -18,7 +18,7 @@ import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseSelectors } from './list-options.js';
 import { exactResourceVersion, parseResourceVersion, sameResourceVersion } from './resource-version.js';
-import { decodeObject, decodeShared, encodeObject } from './object-codec.js';
+import { decodeObject, decodeShared, putShared } from './object-codec.js';
 import { sameStoredForm } from './stored-form.js';
 import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
@@ -204,18 +204,21 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
 
   async create(ctx: RequestContext, input: T, opts: WriteOptions): Promise<T> {
     this.requireMainResource('create');
-    const obj = cloneJson(input);
-    this.fields.recordUpdate(undefined, obj, opts.fieldManager);
-    return this.createObject(ctx, obj);
+    return this.createObject(ctx, input, opts.fieldManager);
   }
 
-  /** Creates `input`, whose managedFields are already recorded. */
-  private async createObject(ctx: RequestContext, input: T): Promise<T> {
+  /**
+   * Creates `input` (never changed: each attempt works on its own copy); `recordAs` records the
+   * create in managedFields (apply's result has them already).
+   */
+  private async createObject(ctx: RequestContext, input: T, recordAs?: string): Promise<T> {
     if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     const generateName = !input.metadata?.name && input.metadata?.generateName;
     for (let attempt = 0; ; attempt++) {
       stopIfAbandoned(ctx);
       const obj = cloneJson(input);
+      // System fields are never owned, so recording before they are set is the same as after.
+      if (recordAs !== undefined) this.fields.recordUpdate(undefined, obj, recordAs);
       this.fillCreateSystemFields(obj);
       this.strategy.prepareForCreate(ctx, obj);
       const errs = this.strategy.validate(ctx, obj);
@@ -227,7 +230,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       // The last point to stop: once the write is sent, its outcome is reported whatever it is.
       stopIfAbandoned(ctx);
       try {
-        const r = await this.storage.optimisticPut(this.key(stored.metadata.name!), encodeObject(stored), 0);
+        const r = await putShared(stored, (bytes) => this.storage.optimisticPut(this.key(stored.metadata.name!), bytes, 0));
         setResourceVersion(stored, String(r.revision));
         return stored;
       } catch (err) {
@@ -296,7 +299,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           throw err;
         }
       }
-      const old = decodeObject<T>(kv);
+      // The stored version as every reader shares it (the watch cache's event decoded it already):
+      // read-only here; fn changes a copy.
+      const old = decodeShared<T>(kv);
       const result = await fn(cloneJson(old));
       const obj = opts.privateResult ? result : cloneJson(result);
       if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);
@@ -325,7 +330,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           await this.storage.optimisticDelete(this.key(name), kv.modRevision);
           return { object: next, created: false };
         }
-        const r = await this.storage.optimisticPut(this.key(name), encodeObject(next), kv.modRevision);
+        const r = await putShared(next, (bytes) => this.storage.optimisticPut(this.key(name), bytes, kv.modRevision));
         setResourceVersion(next, String(r.revision));
         return { object: next, created: false };
       } catch (err) {
@@ -399,7 +404,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (ctx.dryRun) return { object: marked, deleted: false };
     stopIfAbandoned(ctx);
     try {
-      const r = await this.storage.optimisticPut(this.key(name), encodeObject(marked), kv.modRevision);
+      const r = await putShared(marked, (bytes) => this.storage.optimisticPut(this.key(name), bytes, kv.modRevision));
       setResourceVersion(marked, String(r.revision));
       return { object: marked, deleted: false };
     } catch (err) {

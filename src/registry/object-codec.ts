@@ -11,6 +11,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function encodeObject(obj: KubeObject): Uint8Array {
+  // A create's object has no resourceVersion yet: nothing to leave out, no copies.
+  if (obj.metadata.resourceVersion === undefined) return encoder.encode(JSON.stringify(obj));
   const { resourceVersion: _rv, ...metadata } = obj.metadata;
   return encoder.encode(JSON.stringify({ ...obj, metadata }));
 }
@@ -22,6 +24,39 @@ export function decodeObject<T extends KubeObject>(kv: KeyValue): T {
 }
 
 const shared = new WeakMap<KeyValue, KubeObject>();
+
+/**
+ * Objects being written, by the memory of the bytes they are written as (putShared), from the
+ * encode until the write settles. A store that hands its watchers the written bytes themselves
+ * (SQLite and memory: the same ArrayBuffer) lets the version's first reader (the watch cache's
+ * watchers, at the commit) take the written object as the version's decoded form instead of
+ * parsing the bytes again: the bytes are that object's JSON, so both are the same value.
+ */
+const writing = new Map<ArrayBufferLike, KubeObject>();
+
+/**
+ * Encodes `obj` and writes it with `put`; the stored version's shared form (decodeShared) is then
+ * `obj` itself, stamped with its resourceVersion: the caller must not change `obj` afterwards
+ * (it answers with it, as every reader of the version does).
+ */
+export async function putShared<R>(obj: KubeObject, put: (bytes: Uint8Array) => Promise<R>): Promise<R> {
+  const bytes = encodeObject(obj);
+  writing.set(bytes.buffer, obj);
+  try {
+    return await put(bytes);
+  } finally {
+    writing.delete(bytes.buffer);
+  }
+}
+
+/** The object being written as exactly these bytes (putShared), if any. */
+function writtenAs(value: Uint8Array): KubeObject | undefined {
+  if (writing.size === 0 || value.byteOffset !== 0 || value.byteLength !== value.buffer.byteLength) return undefined;
+  const obj = writing.get(value.buffer);
+  if (obj) writing.delete(value.buffer);
+  return obj;
+}
+
 /** Each shared object's served JSON (with its newline), made on first use; null until then. */
 const served = new WeakMap<object, Buffer | null>();
 
@@ -33,7 +68,9 @@ const served = new WeakMap<object, Buffer | null>();
 export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
   let obj = shared.get(kv);
   if (!obj) {
-    obj = decodeObject<T>(kv);
+    const written = writtenAs(kv.value);
+    if (written) setResourceVersion(written, String(kv.modRevision));
+    obj = written ?? decodeObject<T>(kv);
     shared.set(kv, obj);
     served.set(obj, null);
   }

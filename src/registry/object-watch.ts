@@ -55,6 +55,11 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
   private readonly selectors: Selectors;
   private readonly afterRevision: number;
   private readonly initialEventsEnd: boolean;
+  /**
+   * The one key a `metadata.name=x` field selector allows (undefined without one): an event of
+   * any other key matches neither before nor after, and is dropped without decoding its objects.
+   */
+  private readonly onlyKey: string | undefined;
   /** The initial events still to deliver (undefined once done), then the end-of-initial-events bookmark. */
   private initial: T[] | undefined;
   private initialAt = 0;
@@ -66,6 +71,8 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     this.stream = o.storage.watch(o.prefix, { afterRevision: o.afterRevision, signal: o.signal });
     this.definition = o.definition;
     this.selectors = o.selectors;
+    const name = o.selectors.fields.exactValue('metadata.name');
+    this.onlyKey = name === undefined ? undefined : o.prefix + name;
     this.afterRevision = o.afterRevision;
     this.initialEventsEnd = o.initialEventsEnd;
     this.initial = o.initial;
@@ -143,9 +150,11 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
 
   private translate(e: WatchEvent): ObjectWatchEvent<T> | undefined {
     if (e.type === 'progress') return { type: 'BOOKMARK', resourceVersion: String(e.revision) };
+    // The name is the key's last segment and never changes: another key's object never matches.
+    if (this.onlyKey !== undefined && (e.type === 'delete' ? e.key : e.kv.key) !== this.onlyKey) return undefined;
     // Shared across watchers of this event: decoded once, never mutated.
-    const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
     if (e.type === 'delete') {
+      const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
       if (!prev || !this.matches(prev)) return undefined;
       // The deleted object carries the deletion's revision; the prevKv belongs to this event alone.
       restampShared(prev, String(e.revision));
@@ -153,7 +162,9 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     }
     const cur = decodeShared<T>(e.kv);
     const now = this.matches(cur);
-    const before = prev ? this.matches(prev) : false;
+    // The previous version is decoded only when a selector must judge it: without selectors it
+    // matched (an informer's watch sees every update; most watches select nothing).
+    const before = e.prevKv ? this.selectors.everything || this.matches(decodeShared<T>(e.prevKv)) : false;
     if (now && before) return { type: 'MODIFIED', object: cur };
     if (now) return { type: 'ADDED', object: cur };
     if (before) {

@@ -165,6 +165,25 @@ describe('GenericStore', () => {
     await rejects(main.list(ctx(), { resourceVersion: '999999' }), 504, 'Timeout');
   });
 
+  test('a watch selecting metadata.name sees only that object; a label selector beside it still decides', async () => {
+    const { main } = setup();
+    const ac = new AbortController();
+    const events: string[] = [];
+    const byName = await main.watch(ctx(), { resourceVersion: String(await main.list(ctx(), {}).then((l) => l.resourceVersion)), fieldSelector: 'metadata.name=a' }, ac.signal);
+    const both = await main.watch(ctx(), { resourceVersion: '1', fieldSelector: 'metadata.name=a', labelSelector: 'tier=x' }, ac.signal);
+    byName.start({ next: (e) => (e.type !== 'BOOKMARK' && events.push(`name ${e.type} ${e.object.metadata.name}`), true), end: () => {} });
+    both.start({ next: (e) => (e.type !== 'BOOKMARK' && events.push(`name+label ${e.type} ${e.object.metadata.name} ${e.object.metadata.labels?.tier ?? '-'}`), true), end: () => {} });
+    await main.create(ctx(), sc('b', '10.1.0.0/24', { tier: 'x' }), opts);
+    await main.create(ctx(), sc('a', '10.2.0.0/24'), opts);
+    await main.create(ctx(), sc('ab', '10.3.0.0/24', { tier: 'x' }), opts);
+    await main.update(ctx(), 'b', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { tier: 'y' } } }), opts);
+    await main.update(ctx(), 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { tier: 'x' } } }), opts);
+    await main.delete(ctx(), 'b', {});
+    await main.delete(ctx(), 'a', {});
+    ac.abort();
+    assert.deepEqual(events, ['name ADDED a', 'name MODIFIED a', 'name+label ADDED a x', 'name DELETED a', 'name+label DELETED a x']);
+  });
+
   test('exact reads at an old revision and expired continue tokens after compaction', async () => {
     const { main, storage } = setup();
     const a = await main.create(ctx(), sc('a'), opts);
