@@ -170,8 +170,10 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     if (before) {
       // kube's cacher and etcd watcher both send the object as it was, stamped with this
       // event's revision: the watcher last saw it matching, and its resourceVersion moves on.
-      restampShared(prev!, String(e.revision));
-      return { type: 'DELETED', object: prev! };
+      // The prevKv is this event's alone, so its decoded form may be restamped.
+      const prev = decodeShared<T>(e.prevKv!);
+      restampShared(prev, String(e.revision));
+      return { type: 'DELETED', object: prev };
     }
     return undefined;
   }
