@@ -245,100 +245,119 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
   phase('configured');
   const { backend, startCompaction, etcdHealth } = await openStorage(config);
   phase('storage opened');
-  // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
-  const storage = timedStore(backend, metrics.storage, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
-  const compactor = startCompaction(storage, (err) => logger.error({ err }, 'compaction failed'));
-  caches = await startCaches(config, storage, logger, metrics.storage);
-  phase('watch caches filled');
-  const snapshots = startSnapshots(config, logger, metrics.snapshots);
-  const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }), (onChange) => followFiles({ paths: [config.authorizationPolicyFile!], onChange }));
-  // system:masters may do everything, then the configured modes in order (RBAC by default: the
-  // bootstrap roles apply to everyone, and the policy file adds to them).
-  const authorization = await buildAuthorization(config.authorization, { policy: policy.current, observer: metrics.authorization, logger: logger.child({ component: 'authorization' }) });
-  const authorizer: Authorizer = authorization.authorizer;
-
-  const adminToken = ensureAdminToken(config.dataDir);
-  const authenticators = await buildAuthenticators(config, adminToken);
-  // OIDC/JWT issuers and the token webhook come after the built-in token kinds, as in kube.
-  const external = await buildExternalAuthenticators(config, logger, metrics.authn);
-  authenticators.push(...external.authenticators);
-  const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
-  for (const name of config.tls.insecure) logger.warn({ cipher: name }, `Use of insecure cipher '${name}' detected.`);
-  const tls = await servingMaterial(config);
-  phase('certificates ready');
-
-  const audit = config.auditLogPath
-    ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL, metrics.audit)
-    : undefined;
-
-  // Controllers start beside the server, never before it: with storage out of reach they keep
-  // trying, and readiness (poststarthook/start-service-cidr-controllers) waits for them.
-  let controllers: RunningControllers | undefined;
-  let controllersReady = false;
-  const controllersStarted = runControllers(config, caches, logger, metrics.trustBundleExpiry)
-    .then(async (c) => {
-      controllers = c;
-      phase('controllers synced');
-      await c.initialized;
-      phase('controllers initialized');
-      controllersReady = true;
-    })
-    .catch((err: unknown) => logger.error({ err }, 'controllers failed to start'));
-  let servingFiles: ServingFilesWatch | undefined;
-  const admission = [new CtbAttestAdmission(authorizer), ...(options.admission ?? [])];
-  const server = createApiServer({
-    audit,
-    resources: buildEndpoints(caches, admission, metrics.storage, options.wrapStorage ?? ((s) => s)),
-    authenticator: observedAuthenticator(unionAuthenticator(authenticators), metrics.authentication),
-    authorizer,
-    tls: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem, minVersion: config.tls.minVersion, ciphers: config.tls.ciphers },
-    logger,
-    version: KUBERNETES_VERSION,
-    maxBodyBytes: config.maxRequestBodyBytes,
-    health: buildHealthChecks({
-      // etcd's health is probed in the background; SQLite reports its own (StoreHealth).
-      store: etcdHealth ? { liveness: () => etcdHealth.problem(), readiness: () => etcdHealth.problem() } : backend,
-      caches: () => [...caches.values()].map((c) => c.health()),
-      policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
-      shuttingDown: options.shuttingDown ?? (() => false),
-      extra: config.controllers.size ? [{ name: 'poststarthook/start-service-cidr-controllers', check: () => (controllersReady ? undefined : 'the ServiceCIDR controllers have not synced yet') }] : [],
-      readinessOnly: [...external.healthChecks, ...servingFileChecks(config, () => servingFiles), ...(authorization.configProblem ? [{ name: 'authorization-config', check: () => authorization.configProblem!() || undefined }] : [])],
-    }),
-    onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
-    metrics: () => metrics.render(),
-    observer: metrics.requests,
-    limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
-    requestTimeoutMs: config.requestTimeoutMs,
-    maxEventLoopDelayMs: config.maxEventLoopDelayMs,
-    idleTimeoutMs: options.idleTimeoutMs,
-  });
-  // Given serving files and the client CA are followed as they change (generated ones are ours).
-  if (config.tlsCertFile || config.clientCAFile) {
-    servingFiles = watchServingFiles({
-      files: { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile, clientCAFile: config.clientCAFile },
-      initial: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem },
-      apply: (m) => server.setServingMaterial(m),
-      logger: logger.child({ component: 'serving-certificates' }),
-    });
-  }
-  phase('server built');
-  return {
-    server,
-    adminToken,
-    caCertPem: tls.caCertPem,
-    controllersStarted,
-    async release() {
-      servingFiles?.close();
-      authorization.close();
-      await controllers?.stop();
-      compactor.stop();
-      await snapshots?.stop();
-      etcdHealth?.stop();
-      await Promise.all([...caches.values()].map((c) => c.close()));
-      await audit?.close();
-      policy.close();
-      external.close();
-      await storage.close();
-    },
+  // What is started is let go in reverse order, by release() or, when a later step of the
+  // build fails (a broken configuration file, a certificate that cannot be read), at once: an
+  // embedding process (the tests' in-process server) must not keep a store, caches or timers.
+  const started: (() => unknown)[] = [() => backend.close(), () => etcdHealth?.stop()];
+  const releaseStarted = async (): Promise<void> => {
+    for (const stop of started.splice(0).reverse()) await stop();
   };
+  try {
+    return await assemble();
+  } catch (err) {
+    await releaseStarted().catch((closeErr: unknown) => logger.error({ err: closeErr }, 'releasing a server that failed to build failed'));
+    throw err;
+  }
+
+  async function assemble(): Promise<BuiltServer> {
+    // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
+    const storage = timedStore(backend, metrics.storage, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
+    const compactor = startCompaction(storage, (err) => logger.error({ err }, 'compaction failed'));
+    started.push(() => compactor.stop());
+    caches = await startCaches(config, storage, logger, metrics.storage);
+    started.push(() => Promise.all([...caches.values()].map((c) => c.close())));
+    phase('watch caches filled');
+    const snapshots = startSnapshots(config, logger, metrics.snapshots);
+    started.push(() => snapshots?.stop());
+    const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }), (onChange) => followFiles({ paths: [config.authorizationPolicyFile!], onChange }));
+    started.push(() => policy.close());
+    // system:masters may do everything, then the configured modes in order (RBAC by default: the
+    // bootstrap roles apply to everyone, and the policy file adds to them).
+    const authorization = await buildAuthorization(config.authorization, { policy: policy.current, observer: metrics.authorization, logger: logger.child({ component: 'authorization' }) });
+    started.push(() => authorization.close());
+    const authorizer: Authorizer = authorization.authorizer;
+
+    const adminToken = ensureAdminToken(config.dataDir);
+    const authenticators = await buildAuthenticators(config, adminToken);
+    // OIDC/JWT issuers and the token webhook come after the built-in token kinds, as in kube.
+    const external = await buildExternalAuthenticators(config, logger, metrics.authn);
+    started.push(() => external.close());
+    authenticators.push(...external.authenticators);
+    const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
+    for (const name of config.tls.insecure) logger.warn({ cipher: name }, `Use of insecure cipher '${name}' detected.`);
+    const tls = await servingMaterial(config);
+    phase('certificates ready');
+
+    const audit = config.auditLogPath
+      ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL, metrics.audit)
+      : undefined;
+    started.push(() => audit?.close());
+
+    // Controllers start beside the server, never before it: with storage out of reach they keep
+    // trying, and readiness (poststarthook/start-service-cidr-controllers) waits for them.
+    let controllers: RunningControllers | undefined;
+    let controllersReady = false;
+    let released = false;
+    const controllersStarted = runControllers(config, caches, logger, metrics.trustBundleExpiry)
+      .then(async (c) => {
+        // Released while they were starting (storage slow to answer): they stop at once.
+        if (released) return void (await c.stop());
+        controllers = c;
+        phase('controllers synced');
+        await c.initialized;
+        phase('controllers initialized');
+        controllersReady = true;
+      })
+      .catch((err: unknown) => logger.error({ err }, 'controllers failed to start'));
+    started.push(() => {
+      released = true;
+      return controllers?.stop();
+    });
+    let servingFiles: ServingFilesWatch | undefined;
+    const admission = [new CtbAttestAdmission(authorizer), ...(options.admission ?? [])];
+    const server = createApiServer({
+      audit,
+      resources: buildEndpoints(caches, admission, metrics.storage, options.wrapStorage ?? ((s) => s)),
+      authenticator: observedAuthenticator(unionAuthenticator(authenticators), metrics.authentication),
+      authorizer,
+      tls: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem, minVersion: config.tls.minVersion, ciphers: config.tls.ciphers },
+      logger,
+      version: KUBERNETES_VERSION,
+      maxBodyBytes: config.maxRequestBodyBytes,
+      health: buildHealthChecks({
+        // etcd's health is probed in the background; SQLite reports its own (StoreHealth).
+        store: etcdHealth ? { liveness: () => etcdHealth.problem(), readiness: () => etcdHealth.problem() } : backend,
+        caches: () => [...caches.values()].map((c) => c.health()),
+        policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
+        shuttingDown: options.shuttingDown ?? (() => false),
+        extra: config.controllers.size ? [{ name: 'poststarthook/start-service-cidr-controllers', check: () => (controllersReady ? undefined : 'the ServiceCIDR controllers have not synced yet') }] : [],
+        readinessOnly: [...external.healthChecks, ...servingFileChecks(config, () => servingFiles), ...(authorization.configProblem ? [{ name: 'authorization-config', check: () => authorization.configProblem!() || undefined }] : [])],
+      }),
+      onHealthFailure: (check, reason) => logger.info({ check, reason }, 'health check failed'),
+      metrics: () => metrics.render(),
+      observer: metrics.requests,
+      limits: { maxRequestsInflight: config.maxRequestsInflight, maxMutatingRequestsInflight: config.maxMutatingRequestsInflight },
+      requestTimeoutMs: config.requestTimeoutMs,
+      maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+      idleTimeoutMs: options.idleTimeoutMs,
+    });
+    // Given serving files and the client CA are followed as they change (generated ones are ours).
+    if (config.tlsCertFile || config.clientCAFile) {
+      servingFiles = watchServingFiles({
+        files: { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile, clientCAFile: config.clientCAFile },
+        initial: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem },
+        apply: (m) => server.setServingMaterial(m),
+        logger: logger.child({ component: 'serving-certificates' }),
+      });
+    }
+    started.push(() => servingFiles?.close());
+    phase('server built');
+    return {
+      server,
+      adminToken,
+      caCertPem: tls.caCertPem,
+      controllersStarted,
+      release: releaseStarted,
+    };
+  }
 }
