@@ -10,6 +10,18 @@ import { LabelIndex, type LabelsOf } from './label-index.js';
 
 const keyOf = (e: ChangeEvent): string => (e.type === 'put' ? e.kv.key : e.key);
 
+/**
+ * The window keeps its own copy of each event's key-values (the same bytes, new objects): what a
+ * reader derives from a key-value and keeps beside it for as long as it lives (the registry's
+ * decoded object and served JSON, kept per key-value object) then lives only while the value is
+ * current or a live watcher still holds the event, not for the window's 10,000 events. A watch
+ * replayed from the window (a resume from the past, rare) derives its own again.
+ */
+function detached(e: ChangeEvent): ChangeEvent {
+  if (e.type === 'put') return e.prevKv ? { type: 'put', revision: e.revision, kv: { ...e.kv }, prevKv: { ...e.prevKv } } : { type: 'put', revision: e.revision, kv: { ...e.kv } };
+  return { type: 'delete', revision: e.revision, key: e.key, prevKv: { ...e.prevKv } };
+}
+
 export class CacheContents {
   private items = new Map<string, KeyValue>();
   private readonly sorted = new SortedKeys();
@@ -55,7 +67,7 @@ export class CacheContents {
       this.labelIndex?.delete(e.key);
     }
     this.lastChange = e.revision;
-    this.window.push(e);
+    this.window.push(detached(e));
     if (this.window.length > this.windowSize) this.windowStart = this.window.shift()!.revision;
     if (e.revision > this.revision) this.revision = e.revision;
   }
