@@ -7,6 +7,7 @@ import { internalContext, silentLogger, type RequestContext } from '../../src/ap
 import { isStatusError } from '../../src/apimachinery/status-error.js';
 import { GenericStore } from '../../src/registry/generic-store.js';
 import { MemoryStore } from '../../src/storage/sqlite/memory-store.js';
+import type { GetOptions } from '../../src/storage/revisioned-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
 
@@ -103,6 +104,31 @@ describe('GenericStore', () => {
     const unconditional = await main.update(ctx(), 'u', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: undefined, labels: { x: 'y' } } }), opts);
     assert.deepEqual(unconditional.object.metadata.labels, { x: 'y' });
     await rejects(main.update(ctx(), 'missing', (cur) => cur!, opts), 404, 'NotFound');
+  });
+
+  test('an update that loses its compare starts again from the version it lost to, without another read', async () => {
+    const inner = new MemoryStore();
+    let reads = 0;
+    const storage = new Proxy(inner, {
+      get(target, prop) {
+        if (prop === 'get') {
+          return (key: string, o?: GetOptions) => {
+            reads++;
+            return target.get(key, o);
+          };
+        }
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const main = new GenericStore<ServiceCIDR>({ definition: serviceCIDRs, strategy: serviceCIDRs.strategy, subresource: '', storage, admission: [] });
+    await main.create(ctx(), sc('l'), opts);
+    reads = 0;
+    const label = (k: string) => main.update(ctx(), 'l', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: undefined, labels: { ...cur!.metadata.labels, [k]: 'yes' } } }), opts);
+    // Both read the same version; the second to write loses the compare and goes again from the first's result.
+    await Promise.all([label('one'), label('two')]);
+    assert.equal(reads, 2, 'one read each, none for the retry');
+    assert.deepEqual((await main.get(ctx(), 'l', {})).metadata.labels, { one: 'yes', two: 'yes' });
   });
 
   test('concurrent unconditional updates both land (retried internally)', async () => {
