@@ -7,7 +7,7 @@ import { unauthorized } from '../../apimachinery/status-error.js';
 import { METADATA_FOR_ALL } from '../../auth/audit/audit-policy.js';
 import { AuditLog } from './audit-log.js';
 import { auditFilter, auditInit } from './audit.js';
-import { compose } from './filter.js';
+import { compose, filter } from './filter.js';
 import { fakeExchange } from './test-state.js';
 
 async function auditedEvents(run: (log: AuditLog) => Promise<void>): Promise<Record<string, any>[]> {
@@ -38,9 +38,11 @@ test('a request is audited at RequestReceived with its user, and at ResponseComp
 test('a request refused before its identity is settled is still audited', async () => {
   const events = await auditedEvents(async (log) => {
     const x = fakeExchange();
-    const refuse = async () => {
-      throw unauthorized();
-    };
+    const refuse = filter({
+      enter: () => {
+        throw unauthorized();
+      },
+    });
     await assert.rejects(compose([auditInit(log), refuse, auditFilter], async () => assert.fail('must not run'))(x.state));
   });
   assert.deepEqual(events.map((e) => [e.stage, e.user.username]), [['RequestReceived', '']]);

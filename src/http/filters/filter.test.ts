@@ -5,19 +5,19 @@ import { fakeExchange } from './test-state.js';
 
 test('compose runs filters in order around the handler, each able to stop the request', async () => {
   const seen: string[] = [];
-  const mark =
-    (name: string): Filter =>
-    async (_s, next) => {
-      seen.push(`${name}>`);
-      await next();
-      seen.push(`<${name}`);
-    };
+  const mark = (name: string): Filter =>
+    filter({
+      enter: () => void seen.push(`${name}>`),
+      leave: () => void seen.push(`<${name}`),
+    });
   await compose([mark('a'), mark('b')], async () => void seen.push('handler'))(fakeExchange().state);
   assert.deepEqual(seen, ['a>', 'b>', 'handler', '<b', '<a']);
 
-  const stop: Filter = async () => {
-    throw new Error('refused');
-  };
+  const stop: Filter = filter({
+    enter: () => {
+      throw new Error('refused');
+    },
+  });
   let handled = false;
   await assert.rejects(compose([stop, mark('never')], async () => void (handled = true))(fakeExchange().state), /refused/);
   assert.equal(handled, false);

@@ -139,7 +139,7 @@ export interface FilterSteps {
 }
 
 /** A filter: its steps, and callable as `(state, next)` around `next`. */
-export type Filter = ((state: RequestState, next: Next) => Promise<void>) & { readonly steps?: FilterSteps };
+export type Filter = ((state: RequestState, next: Next) => Promise<void>) & { readonly steps: FilterSteps };
 
 /** Makes a filter of its steps. */
 export function filter(steps: FilterSteps): Filter {
@@ -152,20 +152,15 @@ export const passThrough: Filter = filter({});
 
 /** Runs `filters` in order around `handler`; each may stop the request or let it go on. */
 export function compose(filters: readonly Filter[], handler: (state: RequestState) => Promise<void>): (state: RequestState) => Promise<void> {
-  // A plain (state, next) function without steps still works: it wraps the rest through a closure.
-  const steps = filters.map((f) => uniform(f.steps ?? { wrap: f }));
+  const steps = filters.map((f) => uniform(f.steps));
   return (state) => runFilters(steps, state, handler);
 }
 
 /** The steps with every field present, so the loop reads one shape of object (its property reads stay monomorphic). */
-function uniform(f: WrapSteps): WrapSteps {
-  return { enter: f.enter, around: f.around, leave: f.leave, ended: f.ended, wrap: f.wrap };
+function uniform(f: FilterSteps): FilterSteps {
+  return { enter: f.enter, around: f.around, leave: f.leave, ended: f.ended };
 }
 
-/** Steps of a filter written as a plain (state, next) function. */
-interface WrapSteps extends FilterSteps {
-  wrap?: Filter;
-}
 
 /** The one loop: every filter's steps in order, the handler, and the way back out. */
 export function runFilters(filters: readonly FilterSteps[], s: RequestState, handler: (state: RequestState) => Promise<void>): Promise<void> {
@@ -179,7 +174,7 @@ async function runFrom(filters: readonly FilterSteps[], from: number, s: Request
   try {
     let i = from;
     for (; i < filters.length; i++) {
-      const f = filters[i] as WrapSteps;
+      const f = filters[i]!;
       if (f.enter) {
         let r = f.enter(s);
         if (r !== undefined && r !== STOP) r = await r;
@@ -188,10 +183,6 @@ async function runFrom(filters: readonly FilterSteps[], from: number, s: Request
       entered = i + 1;
       if (f.ended) watchEnd(s, filters);
       if ((s.filtersEntered ?? 0) < entered) s.filtersEntered = entered;
-      if (f.wrap) {
-        await f.wrap(s, () => runFrom(filters, i + 1, s, handler));
-        break;
-      }
       if (f.around) {
         await f.around(s, i + 1 === filters.length ? handler(s) : runFrom(filters, i + 1, s, handler));
         break;
