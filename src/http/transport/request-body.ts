@@ -23,7 +23,7 @@ export function hasBody(req: IncomingMessage): boolean {
   return length !== undefined && length !== '0';
 }
 
-export const tooLarge = (limit: number): Error => requestEntityTooLarge(`Request entity too large: limit is ${limit}`);
+const tooLarge = (limit: number): Error => requestEntityTooLarge(`Request entity too large: limit is ${limit}`);
 
 const clientAborted = (): Error => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
 
