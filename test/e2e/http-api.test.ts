@@ -62,6 +62,21 @@ describe('HTTP API', () => {
         assertStatus(await server.request('GET', p, { token: 'wrong' }), 401, 'Unauthorized', 'Unauthorized');
       }
     });
+
+    test('every answer says Cache-Control: no-cache, private (refusals too), unless its handler allows caching', async () => {
+      const answers = [
+        await server.request('GET', '/healthz', { anonymous: true }),
+        await server.request('GET', SC, { anonymous: true }),
+        await server.request('GET', SC),
+        await server.request('GET', `${SC}/missing`),
+        await server.request('GET', '/apis'),
+        await server.request('GET', '/metrics'),
+      ];
+      assert.deepEqual(
+        answers.map((r) => [r.status, r.headers['cache-control']]),
+        [200, 401, 200, 404, 200, 200].map((code) => [code, 'no-cache, private']),
+      );
+    });
   });
 
   describe('errors are Status objects with the right code', () => {

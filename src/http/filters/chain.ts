@@ -2,7 +2,7 @@
 // handler-chain order, around the handler that serves it. A new concern is a new filter file
 // and one line here.
 //
-//   request info → audit init → authentication → impersonation → audit → load shedding
+//   request info → audit init → cache control → authentication → impersonation → audit → load shedding
 //   → turn budget → in-flight limit → authorization → metrics → timeout → handler
 //
 // As in kube-apiserver: the audit trail is opened before authentication (refused requests are
@@ -22,6 +22,7 @@ import type { AuditLog } from './audit-log.js';
 import { auditFilter, auditInit } from './audit.js';
 import { authenticationFilter } from './authentication.js';
 import { authorizationFilter } from './authorization.js';
+import { cacheControlFilter } from './cache-control.js';
 import { compose, type RequestState } from './filter.js';
 import { impersonationFilter } from './impersonation.js';
 import { loadShedFilter } from './load-shed.js';
@@ -55,6 +56,7 @@ export function buildChain(o: ChainOptions, handler: (state: RequestState) => Pr
     [
       requestInfoFilter,
       auditInit(o.audit),
+      cacheControlFilter,
       authenticationFilter({ authenticator: o.authenticator, clientCertificates: o.clientCertificates, logger: o.logger }),
       impersonationFilter(o.authorizer),
       auditFilter,
