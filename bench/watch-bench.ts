@@ -58,6 +58,11 @@ export interface WatchClientsOptions {
   keepExtra?: boolean;
   /** HTTP/2 with this many watches per connection; 0: HTTP/1.1, a connection each. */
   streamsPerConnection: number;
+  /**
+   * The server is the bare baseline (bare-server.ts): the watches are its `/watch` and a write is
+   * a request to its `/fanout/<n>`, which writes one event line to every held response.
+   */
+  bare?: boolean;
 }
 
 export interface IdleMemory {
@@ -106,7 +111,8 @@ const ownCpuSeconds = (): number => {
 export class WatchClients {
   private readonly workers: Worker[];
   private readonly delivered: number[];
-  private readonly label: string;
+  /** The label on the objects the writes change (`<label>-<i>`, i < 64). */
+  readonly label: string;
   /** Each write's sequence number (unique on this server) → when its response came. */
   private readonly written = new Map<number, number>();
   private sequence = 0;
@@ -133,7 +139,7 @@ export class WatchClients {
           watchers: share(o.watchers, i),
           extraWatchers: share(extra, i),
           streamsPerConnection: o.streamsPerConnection,
-          path: `${SC}?watch=true&resourceVersion=${revision}&labelSelector=bench%3D${label}`,
+          path: o.bare ? '/watch' : `${SC}?watch=true&resourceVersion=${revision}&labelSelector=bench%3D${label}`,
         },
       });
       w.on('message', (m: { type: string; delivered?: number }) => {
@@ -151,6 +157,11 @@ export class WatchClients {
   static async open(o: WatchClientsOptions): Promise<WatchClients> {
     // A label per server and protocol, so that these watchers never see another run's objects.
     const label = `watch${o.watchers}p${o.streamsPerConnection}`;
+    if (o.bare) {
+      const c = new WatchClients(o, label, '');
+      await Promise.all(c.workers.map((w) => c.reply(w, 'ready')));
+      return c;
+    }
     const agent = new https.Agent({ ca: o.ca, keepAlive: true, maxSockets: 16 });
     try {
       await Promise.all(
@@ -244,7 +255,8 @@ export class WatchClients {
       // One MODIFIED event per write (a create would be three: the status controller adds a
       // finalizer and a condition to each new ServiceCIDR), on objects taken in turn.
       const body = JSON.stringify({ metadata: { labels: { 'watch-bench-seq': String(seq) } } });
-      const write = request(this.o, writeAgent, 'PATCH', `${SC}/${this.label}-${seq % OBJECTS}`, body).then((status) => {
+      const path = this.o.bare ? `/fanout/${seq}` : `${SC}/${this.label}-${seq % OBJECTS}`;
+      const write = request(this.o, writeAgent, 'PATCH', path, body).then((status) => {
         if (status === 200) {
           this.written.set(seq, nowMs());
           writes++;

@@ -4,11 +4,13 @@
 // BENCH_WATCH_RATE per second (default 20: 200,000 events/s at 10,000 watchers) and the highest
 // rate that still meets p99 < 100 ms (BENCH_WATCH_SEARCH=0: not searched; BENCH_WATCH_PROTOCOLS:
 // h2,http/1.1 by default); a bare node:https server's memory per open response as the
-// floor under an HTTP/1.1 watch; then 10 watchers at 1,000 writes/s.
+// floor under an HTTP/1.1 watch; then 10 watchers at 1,000 writes/s. Beside the HTTP/2 figures,
+// the same watchers and write rates against a bare node:http2 server that writes an event line
+// of the same size to every watch per write (bare-server.ts): the floor under fan-out.
 
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { measureMemory, startBareServer } from './bench-server.js';
+import { fetchBody, measureMemory, startBareServer } from './bench-server.js';
 import { benchIdleStreams, highestMeetingRate, meetsTarget, WatchClients, type RateResult } from './watch-bench.js';
 
 /**
@@ -54,6 +56,7 @@ export async function watchSection(o: WatchSectionOptions): Promise<void> {
       keepExtra: streamsPerConnection === 0,
       streamsPerConnection,
     });
+    let lineBytes = 0;
     try {
       const idle = await clients.idleMemory();
       console.log(
@@ -67,10 +70,32 @@ export async function watchSection(o: WatchSectionOptions): Promise<void> {
         for (const r of tried.slice(1)) console.log(`  at ${r.askedPerSecond} writes/s: ${rateLine(r)}${meetsTarget(r) ? '' : ' (missed)'}`);
         console.log(`  highest write rate meeting p99 < 100 ms with every event delivered: ${best === undefined ? 'none of those tried' : `${best}/s (${(best * clients.watchers).toFixed(0)} events/s)`}`);
       }
+      // One event line as the watchers got it: the object as served, in a MODIFIED event.
+      const object = await fetchBody(s, `/apis/networking.platform.io/v1/servicecidrs/${clients.label}-0`);
+      lineBytes = Buffer.byteLength(JSON.stringify({ type: 'MODIFIED', object: JSON.parse(object.toString()) })) + 1;
     } finally {
       await clients.close();
     }
+    if (streamsPerConnection > 0) await bareFanOut(s, streamsPerConnection, lineBytes, rate, durationMs, search);
     return s;
+  };
+  /** The same watchers and rates against the bare server: what Node's HTTP/2 alone costs. */
+  const bareFanOut = async (s: { dataDir: string; ca: string }, streamsPerConnection: number, lineBytes: number, rate: number, durationMs: number, search: boolean) => {
+    const bare = await startBareServer(join(s.dataDir, 'apiserver.crt'), join(s.dataDir, 'apiserver.key'), lineBytes, o.probed, 'both');
+    o.children.push(bare.child);
+    const clients = await WatchClients.open({ url: bare.url, ca: s.ca, token: 'unused', memory: () => measureMemory(bare.child), serverPid: bare.child.pid!, watchers, streamsPerConnection, bare: true });
+    try {
+      const label = `  baseline: a bare node:http2 server writing a ${lineBytes}-byte line to the same ${clients.watchers} watches (${streamsPerConnection} per connection) per write`;
+      const atRate = await clients.run(rate, durationMs);
+      console.log(`${label}, at ${rate} writes/s: ${rateLine(atRate)} (p99 < 100 ms: ${meetsTarget(atRate) ? 'met' : 'NOT met'})`);
+      if (search) {
+        const { rate: best, tried } = await highestMeetingRate(clients, atRate, durationMs);
+        for (const r of tried.slice(1)) console.log(`    bare, at ${r.askedPerSecond} writes/s: ${rateLine(r)}${meetsTarget(r) ? '' : ' (missed)'}`);
+        console.log(`    bare, highest write rate meeting p99 < 100 ms with every event delivered: ${best === undefined ? 'none of those tried' : `${best}/s (${(best * clients.watchers).toFixed(0)} events/s)`}`);
+      }
+    } finally {
+      await clients.close();
+    }
   };
   const protocols = (process.env.BENCH_WATCH_PROTOCOLS ?? 'h2,http/1.1').split(',');
   if (protocols.includes('h2')) await fanOut('HTTP/2, 100 watches per connection, as client-go multiplexes them', 100);
