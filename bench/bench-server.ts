@@ -77,6 +77,13 @@ export async function startBareServer(certFile: string, keyFile: string, bodyByt
   return { child, url: `https://127.0.0.1:${m[1]}` };
 }
 
+/** CPU seconds of a process (all its threads) from /proc (Linux). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (clock ticks)
+}
+
 /** The server's RSS and heap in use after full collections (servers started with the memory probe). */
 export function measureMemory(child: ChildProcess): Promise<ServerMemory> {
   return new Promise((resolve, reject) => {

@@ -6,9 +6,9 @@
 // garbage collections, from N idle watchers to N + M, over M.
 // Called from bench/run.ts (watch-report.ts prints it).
 
-import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { Worker } from 'node:worker_threads';
+import { cpuSecondsOf } from './bench-server.js';
 import type { Receipt } from './watch-bench-worker.js';
 
 /** Threads reading the watches. */
@@ -96,12 +96,6 @@ export interface RateResult {
 /** Writes at this rate met the target: every event delivered, the rate kept, p99 < 100 ms. */
 export const meetsTarget = (r: RateResult): boolean => r.delivered === r.expected && r.writesPerSecond >= 0.95 * r.askedPerSecond && r.p99Ms < 100;
 
-/** CPU seconds of a process (all its threads) from /proc (Linux). */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (clock ticks)
-}
 const ownCpuSeconds = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
