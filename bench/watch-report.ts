@@ -4,8 +4,8 @@
 // BENCH_WATCH_RATE per second (default 20: 200,000 events/s at 10,000 watchers) and the highest
 // rate that still meets p99 < 100 ms (BENCH_WATCH_SEARCH=0: not searched; BENCH_WATCH_PROTOCOLS:
 // h2,http/1.1 by default); a bare node:https server's memory per open response as the
-// floor under an HTTP/1.1 watch; then 10 watchers at 1,000 writes/s. Beside the HTTP/2 figures,
-// the same watchers and write rates against a bare node:http2 server that writes an event line
+// floor under an HTTP/1.1 watch; then 10 watchers at 1,000 writes/s. Beside each protocol's figures,
+// the same watchers and write rates against a bare Node server that writes an event line
 // of the same size to every watch per write (bare-server.ts): the floor under fan-out.
 
 import type { ChildProcess } from 'node:child_process';
@@ -76,16 +76,16 @@ export async function watchSection(o: WatchSectionOptions): Promise<void> {
     } finally {
       await clients.close();
     }
-    if (streamsPerConnection > 0) await bareFanOut(s, streamsPerConnection, lineBytes, rate, durationMs, search);
+    await bareFanOut(s, streamsPerConnection, total, lineBytes, rate, durationMs, search);
     return s;
   };
   /** The same watchers and rates against the bare server: what Node's HTTP/2 alone costs. */
-  const bareFanOut = async (s: { dataDir: string; ca: string }, streamsPerConnection: number, lineBytes: number, rate: number, durationMs: number, search: boolean) => {
+  const bareFanOut = async (s: { dataDir: string; ca: string }, streamsPerConnection: number, watchers: number, lineBytes: number, rate: number, durationMs: number, search: boolean) => {
     const bare = await startBareServer(join(s.dataDir, 'apiserver.crt'), join(s.dataDir, 'apiserver.key'), lineBytes, o.probed, 'both');
     o.children.push(bare.child);
     const clients = await WatchClients.open({ url: bare.url, ca: s.ca, token: 'unused', memory: () => measureMemory(bare.child), serverPid: bare.child.pid!, watchers, streamsPerConnection, bare: true });
     try {
-      const label = `  baseline: a bare node:http2 server writing a ${lineBytes}-byte line to the same ${clients.watchers} watches (${streamsPerConnection} per connection) per write`;
+      const label = `  baseline: a bare Node server (node:http2, HTTP/1.1 allowed) writing a ${lineBytes}-byte line to the same ${clients.watchers} watches (${streamsPerConnection > 0 ? `HTTP/2, ${streamsPerConnection} per connection` : 'HTTP/1.1, a connection each'}) per write`;
       const atRate = await clients.run(rate, durationMs);
       console.log(`${label}, at ${rate} writes/s: ${rateLine(atRate)} (p99 < 100 ms: ${meetsTarget(atRate) ? 'met' : 'NOT met'})`);
       if (search) {
