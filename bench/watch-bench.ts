@@ -58,6 +58,8 @@ export interface WatchClientsOptions {
   keepExtra?: boolean;
   /** HTTP/2 with this many watches per connection; 0: HTTP/1.1, a connection each. */
   streamsPerConnection: number;
+  /** Called after each idle-memory reading ('first': N watchers, 'second': N + M), e.g. for a heap snapshot. */
+  afterReading?: (which: 'first' | 'second') => Promise<void>;
 }
 
 export interface IdleMemory {
@@ -202,9 +204,11 @@ export class WatchClients {
     const extra = this.o.extraWatchers ?? this.o.watchers;
     await settle();
     const first = await this.o.memory();
+    await this.o.afterReading?.('first');
     await Promise.all(this.workers.map((w) => (w.postMessage({ type: 'open-extra' }), this.reply(w, 'extra-ready'))));
     await settle();
     const second = await this.o.memory();
+    await this.o.afterReading?.('second');
     if (this.o.keepExtra) this.watchers += extra;
     else {
       await Promise.all(this.workers.map((w) => (w.postMessage({ type: 'close-extra' }), this.reply(w, 'extra-closed'))));
