@@ -8,6 +8,7 @@ import type { Logger } from '../../apimachinery/request-context.js';
 import { internal, isStatusError } from '../../apimachinery/status-error.js';
 import type { ObjectWatch, ObjectWatchEvent } from '../../registry/rest-storage.js';
 import { responseClosed } from '../transport/response-closed.js';
+import { DeadlineEntry, Deadlines } from '../filters/deadlines.js';
 
 /** A watch whose client takes nothing for this long is ended. */
 const STUCK_CLIENT_MS = 60_000;
@@ -81,6 +82,13 @@ function whenClosing(signal: AbortSignal, stream: WatchStream): void {
 }
 
 /**
+ * The watches' lifetimes: entries in lists swept by one timer per distinct lifetime
+ * (deadlines.ts), not a Node timer object per watch. They keep the process alive, as a timer
+ * per watch did.
+ */
+const lifetimes = new Deadlines(true);
+
+/**
  * The streams corked in this turn. A commit batch's events reach each watcher one by one; its
  * stream is corked at the first and uncorked once the batch is out (next tick), so a batch of k
  * events is one write per stream, not k (each write to an HTTP/2 stream or TLS socket has a fixed
@@ -94,19 +102,22 @@ function uncorkAll(): void {
   for (const s of streams) s.uncork();
 }
 
-export class WatchStream {
+/** The stream is its own lifetime's deadline entry (`expire`). */
+export class WatchStream extends DeadlineEntry {
   private finished = false;
   private isCorked = false;
   private stuck: NodeJS.Timeout | undefined;
-  private readonly lifetime: NodeJS.Timeout;
   private readonly bookmarks: NodeJS.Timeout | undefined;
+  /** The 'drain' listener, made the first time the client falls behind (most watches never do). */
+  private onDrain: (() => void) | undefined;
 
   constructor(
     private readonly res: WatchResponse,
     private readonly watch: ObjectWatch<KubeObject>,
     private readonly o: WatchStreamOptions,
   ) {
-    this.lifetime = setTimeout(this.finish, o.lifetimeMs);
+    super();
+    lifetimes.add(this, performance.now() + o.lifetimeMs, o.lifetimeMs);
     this.bookmarks = o.bookmark ? setInterval(() => watch.requestBookmark(), BOOKMARK_INTERVAL_MS) : undefined;
     // 'on', not 'once' (finish runs once anyway): no wrapper per watch; 'drain' is listened
     // for only while paused, so an idle watch holds one listener.
@@ -119,6 +130,11 @@ export class WatchStream {
 
   /** The server is stopping: the stream ends cleanly. */
   close(): void {
+    this.finish();
+  }
+
+  /** The lifetime is up. */
+  expire(): void {
     this.finish();
   }
 
@@ -159,16 +175,16 @@ export class WatchStream {
     // watchers that cannot keep up.
     if (this.stuck === undefined) {
       this.stuck = setTimeout(() => this.cutOff(), STUCK_CLIENT_MS);
-      this.res.once('drain', this.onDrain);
+      this.res.once('drain', (this.onDrain ??= () => this.drained()));
     }
     return false;
   }
 
-  private readonly onDrain = (): void => {
+  private drained(): void {
     clearTimeout(this.stuck);
     this.stuck = undefined;
     if (!this.finished) this.watch.resume();
-  };
+  }
 
   private cutOff(): void {
     this.res.destroy();
@@ -178,11 +194,11 @@ export class WatchStream {
   private readonly finish = (): void => {
     if (this.finished) return;
     this.finished = true;
-    clearTimeout(this.lifetime);
+    lifetimes.remove(this);
     clearTimeout(this.stuck);
     clearInterval(this.bookmarks);
     openStreams.get(this.o.serverClosing)?.delete(this);
-    this.res.off('drain', this.onDrain);
+    if (this.onDrain) this.res.off('drain', this.onDrain);
     this.res.off('close', this.finish);
     this.watch.stop();
     if (!this.res.writableEnded) this.res.end();
