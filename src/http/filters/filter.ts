@@ -7,9 +7,9 @@
 //   around  wraps the promise of the rest (the timeout, racing it against the deadline);
 //   leave   after the rest, innermost first, told whether it failed;
 //   ended   once the response is over (one 'close' listener per request serves them all).
-// A response that outlives the request path (a watch, for up to an hour; a body still being
-// written) keeps from then on only what `ended` reads (`EndedRequest`), not the whole state: an
-// idle watch must not hold its request's query, request info, logger and the like.
+// A watch's response outlives the request path by up to an hour: from then on its listener
+// keeps only what `ended` reads (`EndedRequest`), not the whole state, so an idle watch does not
+// hold its request's query, request info, logger and the like.
 // A filter is still callable as `(state, next)` (its unit tests run it so, through the same loop).
 import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger, RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
@@ -19,8 +19,8 @@ import { requestKind, type RequestKind, type RequestLabels } from '../../apimach
 import type { WorkEstimator } from './work-estimate.js';
 
 /**
- * What a request's `ended` steps may read: all that is kept of a request whose response
- * outlives the request path (see the header).
+ * What a request's `ended` steps may read: all that is kept of a watch once the request path is
+ * done with it (see the header).
  */
 export interface EndedRequest {
   readonly reply: HttpReply;
@@ -231,10 +231,12 @@ function watchEnd(s: RequestState, filters: readonly FilterSteps[]): void {
 }
 
 /**
- * The request path is done with the request (its handler returned, every `leave` ran): if its
- * response is still open, its 'close' listener keeps only what `ended` reads from now on.
+ * The request path is done with a long-running request (its handler returned, every `leave`
+ * ran): if its response is still open, its 'close' listener keeps only what `ended` reads from
+ * now on. (Other responses end within moments: their state is not worth a copy.)
  */
 function keepOnlyEnding(s: RequestState): void {
+  if (!s.longRunning) return;
   const ending = (s.reply.raw as EndingResponse)[ENDING];
   if (ending?.state !== s) return;
   ending.state = { reply: s.reply, receivedAt: s.receivedAt, longRunning: s.longRunning, heldSeats: s.heldSeats, metricLabels: s.metricLabels, filtersEntered: s.filtersEntered };
