@@ -58,6 +58,8 @@ export interface WatchClientsOptions {
   keepExtra?: boolean;
   /** HTTP/2 with this many watches per connection; 0: HTTP/1.1, a connection each. */
   streamsPerConnection: number;
+  /** The watches ask for bookmarks (as client-go's informers do). */
+  bookmarks?: boolean;
   /** Called after each idle-memory reading ('first': N watchers, 'second': N + M), e.g. for a heap snapshot. */
   afterReading?: (which: 'first' | 'second') => Promise<void>;
 }
@@ -135,7 +137,7 @@ export class WatchClients {
           watchers: share(o.watchers, i),
           extraWatchers: share(extra, i),
           streamsPerConnection: o.streamsPerConnection,
-          path: `${SC}?watch=true&resourceVersion=${revision}&labelSelector=bench%3D${label}`,
+          path: `${SC}?watch=true&resourceVersion=${revision}&labelSelector=bench%3D${label}${o.bookmarks ? '&allowWatchBookmarks=true' : ''}`,
         },
       });
       w.on('message', (m: { type: string; delivered?: number }) => {

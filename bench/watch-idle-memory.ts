@@ -2,7 +2,7 @@
 // probe, N idle HTTP/2 watches (100 per connection), then N more; prints the server's RSS and
 // heap growth per watcher after full collections. With BENCH_WATCH_SNAPSHOTS=dir, writes a heap
 // snapshot of the server at N and at 2N watchers there (diff them by constructor to see what
-// each watcher holds).
+// each watcher holds). BENCH_WATCH_BOOKMARKS=1: the watches ask for bookmarks, as informers do.
 // Run: npm run build --silent && node dist/bench/watch-idle-memory.js [N] [streams per connection]
 // (a second argument of 0: HTTP/1.1, a connection each).
 
@@ -30,6 +30,7 @@ try {
     serverPid: s.child.pid!,
     watchers,
     streamsPerConnection,
+    bookmarks: process.env.BENCH_WATCH_BOOKMARKS === '1',
     afterReading: snapshots
       ? (which) =>
           new Promise<void>((done) => {

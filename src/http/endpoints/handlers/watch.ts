@@ -116,14 +116,23 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
  */
 const watchLifetimeMs = (): number => (MIN_WATCH_MINUTES + Math.floor(Math.random() * MIN_WATCH_MINUTES)) * 60_000;
 
-function bookmarkEncoder(def: ResourceDefinition): (resourceVersion: string, initialEventsEnd: boolean) => string {
+type BookmarkEncoder = (resourceVersion: string, initialEventsEnd: boolean) => string;
+
+/** One encoder per resource, shared by its watches (an informer's watch always asks for bookmarks). */
+const bookmarkEncoders = new WeakMap<ResourceDefinition, BookmarkEncoder>();
+
+function bookmarkEncoder(def: ResourceDefinition): BookmarkEncoder {
+  let encode = bookmarkEncoders.get(def);
+  if (encode) return encode;
   const kind = def.kind;
   const apiVersion = apiVersionOf(def);
-  return (resourceVersion, initialEventsEnd) => {
+  encode = (resourceVersion, initialEventsEnd) => {
     const metadata: Record<string, unknown> = { resourceVersion };
     if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
     return `${JSON.stringify({ type: 'BOOKMARK', object: { kind, apiVersion, metadata } })}\n`;
   };
+  bookmarkEncoders.set(def, encode);
+  return encode;
 }
 
 /** One-row Tables for `kubectl get -w`: column definitions with the first row only. */
