@@ -99,7 +99,8 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
     watch.stop();
     throw err;
   }
-  if (input.req.raw.httpVersionMajor === 1) res.once('close', lowerSocketHighWaterMark(input.req.raw.socket));
+  // 'on': a response closes once, and a 'once' wrapper would be kept for the watch's life.
+  if (input.req.raw.httpVersionMajor === 1) res.on('close', lowerSocketHighWaterMark(input.req.raw.socket));
   new WatchStream(res, watch, {
     encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion, includeObject) : jsonLine,
     bookmark: query.allowWatchBookmarks ? bookmarkEncoder(input.definition) : undefined,
