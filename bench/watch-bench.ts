@@ -63,6 +63,10 @@ export interface WatchClientsOptions {
    * a request to its `/fanout/<n>`, which writes one event line to every held response.
    */
   bare?: boolean;
+  /** The watches ask for bookmarks (as client-go's informers do). */
+  bookmarks?: boolean;
+  /** Called after each idle-memory reading ('first': N watchers, 'second': N + M), e.g. for a heap snapshot. */
+  afterReading?: (which: 'first' | 'second') => Promise<void>;
 }
 
 export interface IdleMemory {
@@ -133,7 +137,7 @@ export class WatchClients {
           watchers: share(o.watchers, i),
           extraWatchers: share(extra, i),
           streamsPerConnection: o.streamsPerConnection,
-          path: o.bare ? '/watch' : `${SC}?watch=true&resourceVersion=${revision}&labelSelector=bench%3D${label}`,
+          path: o.bare ? '/watch' : `${SC}?watch=true&resourceVersion=${revision}&labelSelector=bench%3D${label}${o.bookmarks ? '&allowWatchBookmarks=true' : ''}`,
         },
       });
       w.on('message', (m: { type: string; delivered?: number }) => {
@@ -207,9 +211,11 @@ export class WatchClients {
     const extra = this.o.extraWatchers ?? this.o.watchers;
     await settle();
     const first = await this.o.memory();
+    await this.o.afterReading?.('first');
     await Promise.all(this.workers.map((w) => (w.postMessage({ type: 'open-extra' }), this.reply(w, 'extra-ready'))));
     await settle();
     const second = await this.o.memory();
+    await this.o.afterReading?.('second');
     if (this.o.keepExtra) this.watchers += extra;
     else {
       await Promise.all(this.workers.map((w) => (w.postMessage({ type: 'close-extra' }), this.reply(w, 'extra-closed'))));

@@ -259,6 +259,9 @@ class EventTally {
   };
 }
 
+/** The default `onEnd`: one function for every client watch, not a closure each (a watch may idle for an hour). */
+const nothing = (): void => undefined;
+
 class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
   private sink: EventSink<WatchEvent> | undefined;
   private registered = false;
@@ -268,7 +271,7 @@ class ObservedWatch implements StoreWatch, EventSink<WatchEvent> {
     private readonly observer: StorageObserver,
     private readonly resource: string,
     private readonly role: WatchRole,
-    private readonly onEnd: () => void = () => {},
+    private readonly onEnd: () => void = nothing,
     private readonly tally?: EventTally,
   ) {}
 

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,35 @@ describe('client certificates and service-account tokens', () => {
       req.end(body);
     });
   }
+
+  /** The same review over HTTP/2 (as kubectl and client-go send it), on a connection of its own. */
+  function whoamiH2(cert: { certPem: string; keyPem: string }): Promise<{ status: number; json: any }> {
+    const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    return new Promise((resolve, reject) => {
+      const session = http2.connect(server.url, { ca: server.caCertPem, cert: cert.certPem, key: cert.keyPem });
+      session.on('error', reject);
+      const req = session.request({ ':method': 'POST', ':path': WHOAMI_PATH, 'content-type': 'application/json' });
+      let status = 0;
+      let text = '';
+      req.on('response', (h) => (status = Number(h[':status'])));
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        session.close();
+        resolve({ status, json: JSON.parse(text) });
+      });
+      req.on('error', reject);
+      req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
+      req.end(body);
+    });
+  }
+
+  test('client certificates over HTTP/2: the same user, and 401 for another CA', async () => {
+    const r = await whoamiH2(client);
+    assert.equal(r.status, 201, JSON.stringify(r.json));
+    assert.equal(r.json.status.userInfo.username, 'carol');
+    assert.deepEqual(r.json.status.userInfo.groups, ['ops', 'devs', 'system:authenticated']);
+    assert.equal((await whoamiH2(stranger)).status, 401);
+  });
 
   const saToken = (claims: { aud?: string; iss?: string; exp?: number } = {}) =>
     new SignJWT({ 'kubernetes.io': { namespace: 'team-a', serviceaccount: { name: 'builder', uid: 'sa-uid-1' }, pod: { name: 'builder-0', uid: 'pod-uid-1' } } })

@@ -8,6 +8,7 @@ import type { Logger } from '../../apimachinery/request-context.js';
 import { internal, isStatusError } from '../../apimachinery/status-error.js';
 import type { ObjectWatch, ObjectWatchEvent } from '../../registry/rest-storage.js';
 import { responseClosed } from '../transport/response-closed.js';
+import { DeadlineEntry, Deadlines } from '../filters/deadlines.js';
 
 /** A watch whose client takes nothing for this long is ended. */
 const STUCK_CLIENT_MS = 60_000;
@@ -62,22 +63,30 @@ export interface WatchStreamOptions {
 }
 
 /**
- * The open streams per server-closing signal, which has one listener for all of them: an
- * EventTarget looks for duplicates on every add and remove, so a listener per watch would make
- * opening and closing ten thousand watches quadratic.
+ * Per server (its closing signal): the open streams, which the signal reaches through one
+ * listener (an EventTarget looks for duplicates on every add and remove, so a listener per
+ * watch would make opening and closing ten thousand watches quadratic), and their wake-ups: each
+ * stream's next bookmark or the end of its lifetime, entries in lists swept by one timer per
+ * distinct interval (deadlines.ts), not Node timers of its own. They keep the process alive, as
+ * a timer per watch did.
  */
-const openStreams = new WeakMap<AbortSignal, Set<WatchStream>>();
+interface ServerStreams {
+  readonly open: Set<WatchStream>;
+  readonly wakeUps: Deadlines;
+}
 
-function whenClosing(signal: AbortSignal, stream: WatchStream): void {
-  let streams = openStreams.get(signal);
-  if (!streams) {
-    const all = (streams = new Set());
-    openStreams.set(signal, all);
+const servers = new WeakMap<AbortSignal, ServerStreams>();
+
+function serverOf(signal: AbortSignal): ServerStreams {
+  let server = servers.get(signal);
+  if (!server) {
+    const open = new Set<WatchStream>();
+    servers.set(signal, (server = { open, wakeUps: new Deadlines(true) }));
     signal.addEventListener('abort', () => {
-      for (const s of [...all]) s.close();
+      for (const s of [...open]) s.close();
     }, { once: true });
   }
-  streams.add(stream);
+  return server;
 }
 
 /**
@@ -94,24 +103,29 @@ function uncorkAll(): void {
   for (const s of streams) s.uncork();
 }
 
-export class WatchStream {
+/** The stream is its own wake-up entry (`expire`): its next bookmark, or its lifetime's end. */
+export class WatchStream extends DeadlineEntry {
   private finished = false;
   private isCorked = false;
   private stuck: NodeJS.Timeout | undefined;
-  private readonly lifetime: NodeJS.Timeout;
-  private readonly bookmarks: NodeJS.Timeout | undefined;
+  /** When the lifetime ends (performance.now()). */
+  private readonly endsAt: number;
+  /** The 'drain' listener, made the first time the client falls behind (most watches never do). */
+  private onDrain: (() => void) | undefined;
 
   constructor(
     private readonly res: WatchResponse,
     private readonly watch: ObjectWatch<KubeObject>,
     private readonly o: WatchStreamOptions,
   ) {
-    this.lifetime = setTimeout(this.finish, o.lifetimeMs);
-    this.bookmarks = o.bookmark ? setInterval(() => watch.requestBookmark(), BOOKMARK_INTERVAL_MS) : undefined;
+    super();
+    const now = performance.now();
+    this.endsAt = now + o.lifetimeMs;
+    this.wakeAfter(now);
     // 'on', not 'once' (finish runs once anyway): no wrapper per watch; 'drain' is listened
     // for only while paused, so an idle watch holds one listener.
     res.on('close', this.finish);
-    whenClosing(o.serverClosing, this);
+    serverOf(o.serverClosing).open.add(this);
     // The client may have gone, or the server begun to stop, while the watch was being set up.
     if (o.serverClosing.aborted || responseClosed(res)) this.finish();
     else watch.start(this);
@@ -120,6 +134,26 @@ export class WatchStream {
   /** The server is stopping: the stream ends cleanly. */
   close(): void {
     this.finish();
+  }
+
+  /**
+   * Wakes at the next bookmark (BOOKMARK_INTERVAL_MS from `now`, for a client that asked for
+   * them) or at the lifetime's end, whichever is first. Bookmarks are listed together, lifetime
+   * ends by the lifetime's length: each list gets its entries in (almost) deadline order.
+   */
+  private wakeAfter(now: number): void {
+    const wakeUps = serverOf(this.o.serverClosing).wakeUps;
+    if (this.o.bookmark && now + BOOKMARK_INTERVAL_MS < this.endsAt) wakeUps.add(this, now + BOOKMARK_INTERVAL_MS, BOOKMARK_INTERVAL_MS);
+    else wakeUps.add(this, this.endsAt, this.o.lifetimeMs);
+  }
+
+  /** A wake-up is due: the lifetime is up, or a bookmark is asked for and the next one planned. */
+  expire(): void {
+    if (this.finished) return;
+    // Its own deadline, not the clock: a list sweeps everything up to the time it was armed for.
+    if (this.at >= this.endsAt) return this.finish();
+    this.wakeAfter(performance.now());
+    this.watch.requestBookmark();
   }
 
   /** The watch's sink: one event. */
@@ -159,16 +193,16 @@ export class WatchStream {
     // watchers that cannot keep up.
     if (this.stuck === undefined) {
       this.stuck = setTimeout(() => this.cutOff(), STUCK_CLIENT_MS);
-      this.res.once('drain', this.onDrain);
+      this.res.once('drain', (this.onDrain ??= () => this.drained()));
     }
     return false;
   }
 
-  private readonly onDrain = (): void => {
+  private drained(): void {
     clearTimeout(this.stuck);
     this.stuck = undefined;
     if (!this.finished) this.watch.resume();
-  };
+  }
 
   private cutOff(): void {
     this.res.destroy();
@@ -178,11 +212,11 @@ export class WatchStream {
   private readonly finish = (): void => {
     if (this.finished) return;
     this.finished = true;
-    clearTimeout(this.lifetime);
+    const server = servers.get(this.o.serverClosing);
+    server?.wakeUps.remove(this);
+    server?.open.delete(this);
     clearTimeout(this.stuck);
-    clearInterval(this.bookmarks);
-    openStreams.get(this.o.serverClosing)?.delete(this);
-    this.res.off('drain', this.onDrain);
+    if (this.onDrain) this.res.off('drain', this.onDrain);
     this.res.off('close', this.finish);
     this.watch.stop();
     if (!this.res.writableEnded) this.res.end();

@@ -44,6 +44,11 @@ export class RequestAudit {
   private event: Record<string, unknown>;
   private readonly annotations: Record<string, string> = {};
   private responseBody: Buffer | undefined;
+  /**
+   * Set when the request timeout answered 504 while the handler still worked (audit.ts): the
+   * code that work ended with, which completes the trail.
+   */
+  abandonedWork: Promise<number> | undefined;
 
   constructor(
     private readonly log: AuditLog,

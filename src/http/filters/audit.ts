@@ -28,9 +28,12 @@ export function auditInit(log: AuditLog | undefined): Filter {
     enter(s) {
       open(log, s);
     },
-    // Refused before the identity was settled (401, a refused impersonation): audit who we know.
     leave(s, failed) {
+      // Refused before the identity was settled (401, a refused impersonation): audit who we know.
       if (failed) identify(s);
+      // Answered 504 by the timeout (inside this filter) while the handler still worked: the
+      // trail's end waits for that work (see open). Handed over here, before the 504 is written.
+      if (s.abandonedWork) s.audit!.abandonedWork = s.abandonedWork;
     },
   });
 }
@@ -40,7 +43,10 @@ function open(log: AuditLog, s: RequestState): void {
   s.audit = audit;
   // The trail ends when the response does: written ('finish'), or cut off after it began
   // ('close' alone: the client went away mid-body, or a body still being written at the
-  // request's deadline, or a watch's client left).
+  // request's deadline, or a watch's client left). The listeners hold the trail and the
+  // response, not the request's state: a watch keeps them for its life. ('on': each event
+  // comes once, and a 'once' wrapper would be kept as long.)
+  const res = s.reply.raw;
   let ended = false;
   const end = (): void => {
     if (ended) return;
@@ -48,16 +54,17 @@ function open(log: AuditLog, s: RequestState): void {
     // Answered 504 by the timeout while the handler still worked: its trail ends when the work
     // does, with the work's own outcome (as kube's audit, inside its timeout filter, records
     // what the handler wrote), and says that the client was told 504.
-    if (!s.abandonedWork) return audit.complete(s.reply.raw.statusCode);
-    const answered = s.reply.raw.statusCode;
-    void s.abandonedWork.then((code) => {
+    const abandoned = audit.abandonedWork;
+    if (!abandoned) return audit.complete(res.statusCode);
+    const answered = res.statusCode;
+    void abandoned.then((code) => {
       audit.annotate(TIMED_OUT_ANNOTATION, `the client was answered ${answered} before the request's work ended`);
       audit.complete(code);
     });
   };
-  s.reply.raw.once('finish', end);
-  s.reply.raw.once('close', () => {
-    if (s.reply.raw.headersSent) end();
+  res.on('finish', end);
+  res.on('close', () => {
+    if (res.headersSent) end();
   });
 }
 

@@ -23,10 +23,20 @@ export function authenticationFilter(o: AuthenticationOptions): Filter {
   });
 }
 
+/**
+ * The connection's TLS socket. Over HTTP/2 through the stream's session: the request's own
+ * `socket` is a proxy Node makes per stream and keeps for the stream's life (a watch's hour),
+ * the session's one per connection.
+ */
+function tlsSocketOf(s: RequestState): TLSSocket {
+  const raw = s.req.raw as { stream?: { session?: { socket?: unknown } }; socket: unknown };
+  return (raw.stream?.session?.socket ?? raw.socket) as TLSSocket;
+}
+
 async function authenticate(o: AuthenticationOptions, s: RequestState): Promise<void> {
-  const socket = s.req.raw.socket as TLSSocket;
-  const peer = o.clientCertificates && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
-  const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket.authorized, error: socket.authorizationError?.message } : undefined;
+  const socket = o.clientCertificates ? tlsSocketOf(s) : undefined;
+  const peer = socket && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+  const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket!.authorized, error: socket!.authorizationError?.message } : undefined;
   const result = await o.authenticator.authenticate({ headers: s.req.headers, clientCertificate });
   delete s.req.headers.authorization;
   if (result.kind === 'error') o.logger.debug({ reason: result.message }, 'authentication failed');

@@ -49,3 +49,21 @@ test('an entry added to a list whose armed timer is for a later deadline is stil
   for (let i = 0; i < 200 && seen.length < 2; i++) await sleep(10);
   assert.deepEqual(seen, ['sooner', 'again']);
 });
+
+test('an entry its own expiry adds back (a repeating wake-up) waits for its new deadline each time', async () => {
+  const deadlines = new Deadlines(true);
+  const at: number[] = [];
+  const STEP = 30;
+  class Repeating extends DeadlineEntry {
+    expire(): void {
+      at.push(performance.now());
+      if (at.length < 3) deadlines.add(this, performance.now() + STEP, STEP);
+    }
+  }
+  deadlines.add(new Repeating(), performance.now() + STEP, STEP);
+  for (let i = 0; i < 300 && at.length < 3; i++) await sleep(10);
+  await sleep(3 * STEP);
+  assert.equal(at.length, 3);
+  // A timer may fire up to a millisecond before a fractional deadline (the list sweeps what it was armed for).
+  for (let i = 1; i < at.length; i++) assert.ok(at[i]! - at[i - 1]! >= STEP - 2, `wake-up ${i + 1} came ${(at[i]! - at[i - 1]!).toFixed(1)} ms after the one before`);
+});

@@ -92,8 +92,10 @@ export class Deadlines {
         failure ??= { err };
       }
     }
-    if (list.head) this.arm(list);
-    else this.lists.delete(list.key);
+    // An expiry may have added an entry back to this list, which armed its timer already.
+    if (list.head) {
+      if (!list.timer) this.arm(list);
+    } else this.lists.delete(list.key);
     // An expiry that threw fails as a timer callback would, once the others have run.
     if (failure) throw failure.err;
   }

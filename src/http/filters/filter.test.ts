@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compose, filter, STOP, type Entered, type Filter, type FilterSteps } from './filter.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { RequestLabels } from '../../apimachinery/request-observer.js';
+import { compose, filter, STOP, type EndedRequest, type Entered, type Filter, type FilterSteps } from './filter.js';
 import { fakeExchange } from './test-state.js';
 
 test('compose runs filters in order around the handler, each able to stop the request', async () => {
@@ -66,4 +69,37 @@ test('the loop: enter in order, leave in reverse (told whether the rest failed),
   const gone = fakeExchange();
   await compose([steps('a'), steps('stop', { enter: async (): Promise<Entered> => STOP }), steps('never')], async () => assert.fail('must not run'))(gone.state);
   assert.deepEqual(seen, ['enter a', 'leave a']);
+});
+
+test('a watch whose response stays open after the request path keeps only what ended reads: its request state is collectable', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const labels = { verb: 'WATCH' } as RequestLabels;
+  let released = 0;
+  const ends: EndedRequest[] = [];
+  const f = filter({
+    enter(s) {
+      s.metricLabels = labels;
+      s.heldSeats = { release: () => void released++ };
+    },
+    ended: (s) => void ends.push(s),
+  });
+  // In a function of its own, so that nothing here refers to the state once it returns.
+  const open = async () => {
+    const x = fakeExchange();
+    x.state.longRunning = true;
+    await compose([f], async () => {})(x.state);
+    return { close: x.close, state: new WeakRef(x.state), query: new WeakRef(x.state.query) };
+  };
+  const watch = await open();
+  await new Promise((r) => setImmediate(r)); // a WeakRef keeps its target until the job ends
+  gc();
+  assert.equal(watch.state.deref(), undefined, 'the request state was collected while the response is open');
+  assert.equal(watch.query.deref(), undefined);
+  watch.close();
+  assert.equal(ends.length, 1);
+  assert.equal(ends[0]!.metricLabels, labels);
+  assert.equal(ends[0]!.longRunning, true);
+  ends[0]!.heldSeats?.release();
+  assert.equal(released, 1);
 });

@@ -7,6 +7,9 @@
 //   around  wraps the promise of the rest (the timeout, racing it against the deadline);
 //   leave   after the rest, innermost first, told whether it failed;
 //   ended   once the response is over (one 'close' listener per request serves them all).
+// A watch's response outlives the request path by up to an hour: from then on its listener
+// keeps only what `ended` reads (`EndedRequest`), not the whole state, so an idle watch does not
+// hold its request's query, request info, logger and the like.
 // A filter is still callable as `(state, next)` (its unit tests run it so, through the same loop).
 import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger, RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
@@ -15,12 +18,29 @@ import { responseClosed } from '../transport/response-closed.js';
 import { requestKind, type RequestKind, type RequestLabels } from '../../apimachinery/request-observer.js';
 import type { WorkEstimator } from './work-estimate.js';
 
+/**
+ * What a request's `ended` steps may read: all that is kept of a watch once the request path is
+ * done with it (see the header).
+ */
+export interface EndedRequest {
+  readonly reply: HttpReply;
+  /** When the request arrived (performance.now()), for the request timeout and latency. */
+  readonly receivedAt: number;
+  /** A watch: long-running, so it holds no in-flight slot and has no request timeout. */
+  readonly longRunning: boolean;
+  /** The in-flight seats the request holds (max-in-flight.ts), given back when its response is over. */
+  readonly heldSeats?: { release(): void };
+  /** The request's metric labels (metrics.ts), made once as it enters the metrics filter. */
+  readonly metricLabels?: RequestLabels;
+  /** How many of the chain's filters the request has entered (the ones whose `ended` runs). */
+  readonly filtersEntered?: number;
+}
+
 /** What the filters learn about a request as it goes down the chain. */
-export interface RequestState {
+export interface RequestState extends EndedRequest {
   readonly req: HttpRequest;
   readonly reply: HttpReply;
   readonly requestId: string;
-  /** When the request arrived (performance.now()), for the request timeout and latency. */
   readonly receivedAt: number;
   /** The decoded path (each %XX escape resolved, as kube-apiserver sees it). */
   path: string;
@@ -31,7 +51,6 @@ export interface RequestState {
   body: Buffer | undefined;
   /** Served to anyone, without authentication or authorization (/healthz, /version, ...). */
   isPublic: boolean;
-  /** A watch: long-running, so it holds no in-flight slot and has no request timeout. */
   longRunning: boolean;
   /** Who authenticated. */
   authenticated?: UserInfo;
@@ -50,11 +69,8 @@ export interface RequestState {
   policy?: RequestPolicy;
   /** When the request must be answered (performance.now()), set by the timeout filter. */
   deadline?: number;
-  /** The in-flight seats the request holds (max-in-flight.ts), given back when its response is over. */
   heldSeats?: { release(): void };
-  /** A long-running request's metric labels, counted while it is open (metrics.ts). */
-  longRunningLabels?: RequestLabels;
-  /** How many of the chain's filters the request has entered (the ones whose `ended` runs). */
+  metricLabels?: RequestLabels;
   filtersEntered?: number;
 }
 
@@ -135,7 +151,7 @@ export interface FilterSteps {
   enter?(s: RequestState): Entered | Promise<Entered>;
   around?(s: RequestState, rest: Promise<void>): Promise<void>;
   leave?(s: RequestState, failed: boolean): void;
-  ended?(s: RequestState): void;
+  ended?(s: EndedRequest): void;
 }
 
 /** A filter: its steps, and callable as `(state, next)` around `next`. */
@@ -194,13 +210,14 @@ async function runFrom(filters: readonly FilterSteps[], from: number, s: Request
     error = err;
   }
   for (let j = entered - 1; j >= from; j--) filters[j]!.leave?.(s, failed);
+  if (from === 0) keepOnlyEnding(s);
   if (failed) throw error;
 }
 
 /** Where the response's single 'close' listener finds its request and the chain's filters. */
 const ENDING = Symbol('filter chain ending');
 interface Ending {
-  state: RequestState;
+  state: EndedRequest;
   filters: readonly FilterSteps[];
 }
 type EndingResponse = RequestState['reply']['raw'] & { [ENDING]?: Ending };
@@ -211,6 +228,18 @@ function watchEnd(s: RequestState, filters: readonly FilterSteps[]): void {
   if (raw[ENDING]) return;
   raw[ENDING] = { state: s, filters };
   raw.on('close', onResponseClose);
+}
+
+/**
+ * The request path is done with a long-running request (its handler returned, every `leave`
+ * ran): if its response is still open, its 'close' listener keeps only what `ended` reads from
+ * now on. (Other responses end within moments: their state is not worth a copy.)
+ */
+function keepOnlyEnding(s: RequestState): void {
+  if (!s.longRunning) return;
+  const ending = (s.reply.raw as EndingResponse)[ENDING];
+  if (ending?.state !== s) return;
+  ending.state = { reply: s.reply, receivedAt: s.receivedAt, longRunning: s.longRunning, heldSeats: s.heldSeats, metricLabels: s.metricLabels, filtersEntered: s.filtersEntered };
 }
 
 /** The response is over: each entered filter's `ended`, in the chain's order. */

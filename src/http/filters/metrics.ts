@@ -3,8 +3,8 @@
 // and response size once the response is over; a watch also counts as long-running while open.
 // Labels for paths this server does not serve are blanked, so user input never becomes a label
 // value. (In-flight counts come from the in-flight filter, which holds the slots.) The labels are
-// made once per request, when it ends (a watch's when it starts), and the observer finds its
-// series with them once.
+// made once per request, as it enters this filter (nothing they read changes after), and kept
+// with what `ended` reads: a watch's response outlives its request state (filter.ts).
 
 import { requestLabels, type RequestLabels, type RequestObservation, type RequestObserver } from '../../apimachinery/request-observer.js';
 import { filter, type Filter, type RequestState } from './filter.js';
@@ -28,6 +28,23 @@ export function labelsOf(s: RequestState, served: (group: string, version: strin
   return labels;
 }
 
+/**
+ * Long-running requests' labels, one object per distinct set: an idle watch keeps a shared one
+ * for its life instead of its own. Bounded: labelsOf blanks what is not served, and sets with a
+ * dryRun (user input) or past the cap are not shared.
+ */
+const sharedLabels = new Map<string, RequestLabels>();
+const MAX_SHARED_LABELS = 1000;
+
+function shared(l: RequestLabels): RequestLabels {
+  if (l.dryRun !== '') return l;
+  const key = `${l.verb}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}\0${l.component}`;
+  const known = sharedLabels.get(key);
+  if (known) return known;
+  if (sharedLabels.size < MAX_SHARED_LABELS) sharedLabels.set(key, l);
+  return l;
+}
+
 /** One finished request as the observer sees it. */
 function observation(l: RequestLabels, code: number, durationSeconds: number, responseBytes: number): RequestObservation {
   return { verb: l.verb, dryRun: l.dryRun, group: l.group, version: l.version, resource: l.resource, subresource: l.subresource, scope: l.scope, component: l.component, code, durationSeconds, responseBytes };
@@ -36,19 +53,18 @@ function observation(l: RequestLabels, code: number, durationSeconds: number, re
 export function metricsFilter(observer: RequestObserver, served: (group: string, version: string, resource: string) => boolean): Filter {
   return filter({
     enter(s) {
-      if (!s.longRunning) return;
-      const labels = labelsOf(s, served);
-      s.longRunningLabels = labels;
-      observer.longRunning(labels, 1);
+      const labels = s.longRunning ? shared(labelsOf(s, served)) : labelsOf(s, served);
+      s.metricLabels = labels;
+      if (s.longRunning) observer.longRunning(labels, 1);
     },
-    // Once the response is over (the chain's one 'close' listener).
+    // Once the response is over (the chain's one 'close' listener); only for requests that entered.
     ended(s) {
       const res = s.reply.raw;
-      const labels = s.longRunningLabels;
-      if (labels) observer.longRunning(labels, -1);
+      const labels = s.metricLabels!;
+      if (s.longRunning) observer.longRunning(labels, -1);
       // the reply's own header map (it hands headers to writeHead, where the response does not keep them).
       const bytes = Number(s.reply.getHeader('content-length') ?? res.getHeader('content-length') ?? 0);
-      observer.observe(observation(labels ?? labelsOf(s, served), res.statusCode, (performance.now() - s.receivedAt) / 1000, Number.isFinite(bytes) ? bytes : 0));
+      observer.observe(observation(labels, res.statusCode, (performance.now() - s.receivedAt) / 1000, Number.isFinite(bytes) ? bytes : 0));
     },
   });
 }

@@ -151,10 +151,11 @@ export function guardConnections(server: Server, o: GuardOptions): void {
       if (!timer || dueAt < timerAt) schedule(idleMs);
     };
     schedule(headersMs);
-    session.on('stream', (stream: { once(event: 'close', listener: () => void): unknown }) => {
+    session.on('stream', (stream: { on(event: 'close', listener: () => void): unknown }) => {
       open++;
       hadStream = true;
-      stream.once('close', streamClosed);
+      // 'on': a stream closes once, and a 'once' wrapper would be kept for the stream's life (a watch's hour).
+      stream.on('close', streamClosed);
     });
     session.once('close', () => clearTimeout(timer));
   });

@@ -196,7 +196,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       // A watch outlives its handler: remembered so that a graceful stop lets its last bytes out.
       if (state.longRunning && !responseClosed(res)) {
         streams.add(res);
-        res.once('close', forgetStream);
+        // 'on': a response closes once, and a 'once' wrapper would be kept for the watch's life.
+        res.on('close', forgetStream);
       }
       // A path that ended without answering (its client gone, or nothing to say) still ends the
       // response, with an empty 200, while anyone is there to read it.

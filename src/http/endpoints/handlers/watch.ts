@@ -81,6 +81,10 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
   const watch = await input.storage.watch(input.ctx, query);
 
   const res = input.reply.raw;
+  // The request id (randomUUID) is a rope of a dozen short strings, as Node builds it: reading
+  // a character flattens it in place (the collector then keeps only the flat string), so the
+  // watch's headers, logger and audit trail do not hold ~400 bytes of rope for the watch's life.
+  input.ctx.requestId.charCodeAt(0);
   try {
     input.reply.hijack();
     res.writeHead(200, {
@@ -95,7 +99,8 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
     watch.stop();
     throw err;
   }
-  if (input.req.raw.httpVersionMajor === 1) res.once('close', lowerSocketHighWaterMark(input.req.raw.socket));
+  // 'on': a response closes once, and a 'once' wrapper would be kept for the watch's life.
+  if (input.req.raw.httpVersionMajor === 1) res.on('close', lowerSocketHighWaterMark(input.req.raw.socket));
   new WatchStream(res, watch, {
     encode: format.kind === 'table' ? tableEncoder(input, format.apiVersion, includeObject) : jsonLine,
     bookmark: query.allowWatchBookmarks ? bookmarkEncoder(input.definition) : undefined,
@@ -112,14 +117,23 @@ export async function handleWatch(input: HandlerInput): Promise<void> {
  */
 const watchLifetimeMs = (): number => (MIN_WATCH_MINUTES + Math.floor(Math.random() * MIN_WATCH_MINUTES)) * 60_000;
 
-function bookmarkEncoder(def: ResourceDefinition): (resourceVersion: string, initialEventsEnd: boolean) => string {
+type BookmarkEncoder = (resourceVersion: string, initialEventsEnd: boolean) => string;
+
+/** One encoder per resource, shared by its watches (an informer's watch always asks for bookmarks). */
+const bookmarkEncoders = new WeakMap<ResourceDefinition, BookmarkEncoder>();
+
+function bookmarkEncoder(def: ResourceDefinition): BookmarkEncoder {
+  let encode = bookmarkEncoders.get(def);
+  if (encode) return encode;
   const kind = def.kind;
   const apiVersion = apiVersionOf(def);
-  return (resourceVersion, initialEventsEnd) => {
+  encode = (resourceVersion, initialEventsEnd) => {
     const metadata: Record<string, unknown> = { resourceVersion };
     if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
     return `${JSON.stringify({ type: 'BOOKMARK', object: { kind, apiVersion, metadata } })}\n`;
   };
+  bookmarkEncoders.set(def, encode);
+  return encode;
 }
 
 /** One-row Tables for `kubectl get -w`: column definitions with the first row only. */
