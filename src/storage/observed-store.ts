@@ -21,6 +21,7 @@ import {
   type WatchOptions,
 } from './revisioned-store.js';
 import type { StorageObserver, StorageOperation } from './storage-observer.js';
+import { hasPrefix } from './key-prefix.js';
 
 /** Which label a key belongs to: the longest matching prefix, or `fallback`. */
 export interface KeyTypes {
@@ -141,7 +142,7 @@ class TimedStore implements RevisionedStore {
   }
 
   private typeOf(key: string): string {
-    for (const p of this.prefixes) if (key.startsWith(p.prefix)) return p.type;
+    for (const p of this.prefixes) if (hasPrefix(key, p.prefix)) return p.type;
     return this.fallback;
   }
 

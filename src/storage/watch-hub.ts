@@ -9,6 +9,7 @@
 
 import { iterate, type EventSink } from './push-stream.js';
 import { StorageError, type StoreWatch, type WatchEvent } from './revisioned-store.js';
+import { hasPrefix } from './key-prefix.js';
 
 export const DEFAULT_MAX_QUEUED = 10_000;
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
@@ -73,7 +74,7 @@ class Subscriber implements StoreWatch {
     if (this.ended) return;
     // Events up to replayUpTo come from the replay (a watcher subscribed while a commit is
     // being published must not get that commit twice).
-    if (e.type !== 'progress' && (e.revision <= this.replayUpTo || !keyOf(e).startsWith(this.prefix))) return;
+    if (e.type !== 'progress' && (e.revision <= this.replayUpTo || !hasPrefix(keyOf(e), this.prefix))) return;
     // The common case: a live watcher keeping up gets the event straight away.
     if (!this.paused && !this.pumping && !this.queue?.length && this.replayCursor >= this.replayUpTo && !this.page) {
       this.deliver(e);

@@ -7,6 +7,7 @@ import { StorageError, type KeyValue, type ListOptions, type ListResult } from '
 import type { ChangeEvent } from '../watch-hub.js';
 import { SortedKeys } from './sorted-keys.js';
 import { LabelIndex, type LabelsOf } from './label-index.js';
+import { hasPrefix } from '../key-prefix.js';
 
 const keyOf = (e: ChangeEvent): string => (e.type === 'put' ? e.kv.key : e.key);
 
@@ -85,7 +86,7 @@ export class CacheContents {
     for (const e of this.window) {
       if (e.revision <= after || e.revision > upTo) continue;
       if (out.length >= limit && e.revision !== out[out.length - 1]!.revision) break;
-      if (keyOf(e).startsWith(prefix)) out.push(e);
+      if (hasPrefix(keyOf(e), prefix)) out.push(e);
     }
     return out;
   }
@@ -106,7 +107,7 @@ export class CacheContents {
     if (opts.startAfter !== undefined) i = Math.max(i, keys.upperBound(opts.startAfter));
     let more = false;
     // Keys under one prefix are contiguous in store order.
-    for (let key = keys.at(i); key !== undefined && key.startsWith(prefix); key = keys.at(++i)) {
+    for (let key = keys.at(i); key !== undefined && hasPrefix(key, prefix); key = keys.at(++i)) {
       if (kvs.length >= limit) {
         more = true;
         break;

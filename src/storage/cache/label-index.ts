@@ -11,6 +11,7 @@
 
 import type { KeyValue, LabelEquality } from '../revisioned-store.js';
 import { compareUtf8, SortedKeys } from './sorted-keys.js';
+import { hasPrefix } from '../key-prefix.js';
 
 /** An object's labels from its stored bytes (the registry's shared decode); may throw for bytes it cannot decode. */
 export type LabelsOf = (kv: KeyValue) => Readonly<Record<string, string>> | undefined;
@@ -106,7 +107,7 @@ export class LabelIndex {
       let from = -1;
       for (let j = 0; j < sources.length; j++) {
         const k = sources[j]!.at(cursors[j]!);
-        if (k === undefined || !k.startsWith(prefix)) continue;
+        if (k === undefined || !hasPrefix(k, prefix)) continue;
         if (next === undefined || compareUtf8(k, next) < 0) {
           next = k;
           from = j;

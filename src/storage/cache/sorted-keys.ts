@@ -3,6 +3,8 @@
 // with `limit` costs O(log n + limit) whatever the cache holds. Inserting or removing a key moves
 // the array's tail (a memmove of pointers), paid once per created or deleted key, not per list.
 
+import { hasPrefix } from '../key-prefix.js';
+
 /**
  * Compares two strings in the byte order of their UTF-8 encodings (etcd's and SQLite's key
  * order). JavaScript's `<` compares UTF-16 code units, which agrees except that a surrogate
@@ -97,7 +99,7 @@ export class SortedKeys {
     // Keys starting with "…/" are exactly those in ["…/", "…0"): two binary searches.
     if (last < 0xd7ff) return this.lowerBound(prefix.slice(0, -1) + String.fromCharCode(last + 1)) - this.lowerBound(prefix);
     let n = 0;
-    for (let i = this.lowerBound(prefix); i < this.keys.length && this.keys[i]!.startsWith(prefix); i++) n++;
+    for (let i = this.lowerBound(prefix); i < this.keys.length && hasPrefix(this.keys[i]!, prefix); i++) n++;
     return n;
   }
 }
