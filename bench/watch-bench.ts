@@ -7,8 +7,9 @@
 // Called from bench/run.ts (watch-report.ts prints it).
 
 import https from 'node:https';
+import type { ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
-import { cpuSecondsOf } from './bench-server.js';
+import { cpuSecondsOf, measureMemory } from './bench-server.js';
 import type { Receipt } from './watch-bench-worker.js';
 
 /** Threads reading the watches. */
@@ -67,6 +68,11 @@ export interface WatchClientsOptions {
   bookmarks?: boolean;
   /** Called after each idle-memory reading ('first': N watchers, 'second': N + M), e.g. for a heap snapshot. */
   afterReading?: (which: 'first' | 'second') => Promise<void>;
+}
+
+/** Where the watches go: a started server's address and credentials, its memory probe and its process. */
+export function serverTarget(s: { url: string; ca: string; token: string; child: ChildProcess }): Pick<WatchClientsOptions, 'url' | 'ca' | 'token' | 'memory' | 'serverPid'> {
+  return { url: s.url, ca: s.ca, token: s.token, memory: () => measureMemory(s.child), serverPid: s.child.pid! };
 }
 
 export interface IdleMemory {

@@ -10,8 +10,8 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureMemory, startApiServer, stop } from './bench-server.js';
-import { WatchClients } from './watch-bench.js';
+import { startApiServer, stop } from './bench-server.js';
+import { serverTarget, WatchClients } from './watch-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const watchers = Number(process.argv[2] ?? 2000);
@@ -23,11 +23,7 @@ const probed = ['--expose-gc', '--import', join(here, 'memory-probe.js'), '--min
 const s = await startApiServer(probed);
 try {
   const clients = await WatchClients.open({
-    url: s.url,
-    ca: s.ca,
-    token: s.token,
-    memory: () => measureMemory(s.child),
-    serverPid: s.child.pid!,
+    ...serverTarget(s),
     watchers,
     streamsPerConnection,
     bookmarks: process.env.BENCH_WATCH_BOOKMARKS === '1',

@@ -11,7 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fetchBody, measureMemory, startBareServer } from './bench-server.js';
-import { benchIdleStreams, highestMeetingRate, meetsTarget, WatchClients, type RateResult } from './watch-bench.js';
+import { benchIdleStreams, highestMeetingRate, meetsTarget, serverTarget, WatchClients, type RateResult } from './watch-bench.js';
 
 /**
  * HTTP/1.1 watchers at most: a connection each, and the server accepts 10,000 connections
@@ -46,11 +46,7 @@ export async function watchSection(o: WatchSectionOptions): Promise<void> {
     const total = streamsPerConnection > 0 ? watchers : Math.min(watchers, HTTP1_MAX_WATCHERS);
     const first = streamsPerConnection > 0 ? watchers : Math.ceil(total / 2);
     const clients = await WatchClients.open({
-      url: s.url,
-      ca: s.ca,
-      token: s.token,
-      memory: () => measureMemory(s.child),
-      serverPid: s.child.pid!,
+      ...serverTarget(s),
       watchers: first,
       extraWatchers: streamsPerConnection > 0 ? watchers : total - first,
       keepExtra: streamsPerConnection === 0,
@@ -83,7 +79,7 @@ export async function watchSection(o: WatchSectionOptions): Promise<void> {
   const bareFanOut = async (s: { dataDir: string; ca: string }, streamsPerConnection: number, watchers: number, lineBytes: number, rate: number, durationMs: number, search: boolean) => {
     const bare = await startBareServer(join(s.dataDir, 'apiserver.crt'), join(s.dataDir, 'apiserver.key'), lineBytes, o.probed, 'both');
     o.children.push(bare.child);
-    const clients = await WatchClients.open({ url: bare.url, ca: s.ca, token: 'unused', memory: () => measureMemory(bare.child), serverPid: bare.child.pid!, watchers, streamsPerConnection, bare: true });
+    const clients = await WatchClients.open({ ...serverTarget({ ...bare, ca: s.ca, token: 'unused' }), watchers, streamsPerConnection, bare: true });
     try {
       const label = `  baseline: a bare Node server (node:http2, HTTP/1.1 allowed) writing a ${lineBytes}-byte line to the same ${clients.watchers} watches (${streamsPerConnection > 0 ? `HTTP/2, ${streamsPerConnection} per connection` : 'HTTP/1.1, a connection each'}) per write`;
       const atRate = await clients.run(rate, durationMs);
@@ -108,7 +104,7 @@ export async function watchSection(o: WatchSectionOptions): Promise<void> {
   const count = Math.min(watchers, HTTP1_MAX_WATCHERS / 2);
   const floor = await benchIdleStreams({ url: bare.url, ca: watchServer.ca, path: '/stream', count, memory: () => measureMemory(bare.child) });
   console.log(`  baseline: a bare node:https server holding ${count} more open responses, a TLS connection each: server RSS ${kb(floor.rssBytesPerStream)}, JavaScript heap in use ${kb(floor.heapBytesPerStream)} per connection`);
-  const few = await WatchClients.open({ url: watchServer.url, ca: watchServer.ca, token: watchServer.token, memory: () => measureMemory(watchServer.child), serverPid: watchServer.child.pid!, watchers: 10, streamsPerConnection: 0 });
+  const few = await WatchClients.open({ ...serverTarget(watchServer), watchers: 10, streamsPerConnection: 0 });
   try {
     const f = await few.run(1000, 5000);
     const keptUp = f.writesPerSecond >= 950 && f.delivered === f.expected;
