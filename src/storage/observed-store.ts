@@ -54,65 +54,24 @@ class TimedStore implements RevisionedStore {
     this.fallback = types.fallback;
   }
 
-  async get(key: string, opts?: GetOptions): Promise<GetResult> {
-    const start = process.hrtime.bigint();
-    let r;
-    try {
-      r = await this.inner.get(key, opts);
-    } catch (err) {
-      throw this.failed('get', key, start, err);
-    }
-    this.report('get', key, start, false);
-    return r;
+  get(key: string, opts?: GetOptions): Promise<GetResult> {
+    return this.timed('get', key, process.hrtime.bigint(), this.inner.get(key, opts));
   }
 
-  async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
-    const start = process.hrtime.bigint();
-    let r;
-    try {
-      r = await this.inner.list(prefix, opts);
-    } catch (err) {
-      throw this.failed('list', prefix, start, err);
-    }
-    this.report('list', prefix, start, false);
-    return r;
+  list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    return this.timed('list', prefix, process.hrtime.bigint(), this.inner.list(prefix, opts));
   }
 
-  async count(prefix: string): Promise<number> {
-    const start = process.hrtime.bigint();
-    let r;
-    try {
-      r = await this.inner.count(prefix);
-    } catch (err) {
-      throw this.failed('listWithCount', prefix, start, err);
-    }
-    this.report('listWithCount', prefix, start, false);
-    return r;
+  count(prefix: string): Promise<number> {
+    return this.timed('listWithCount', prefix, process.hrtime.bigint(), this.inner.count(prefix));
   }
 
-  async optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
-    const operation = expectedModRevision === 0 ? 'create' : 'update';
-    const start = process.hrtime.bigint();
-    let r;
-    try {
-      r = await this.inner.optimisticPut(key, value, expectedModRevision);
-    } catch (err) {
-      throw this.failed(operation, key, start, err);
-    }
-    this.report(operation, key, start, false);
-    return r;
+  optimisticPut(key: string, value: Uint8Array, expectedModRevision: number): Promise<PutResult> {
+    return this.timed(expectedModRevision === 0 ? 'create' : 'update', key, process.hrtime.bigint(), this.inner.optimisticPut(key, value, expectedModRevision));
   }
 
-  async optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
-    const start = process.hrtime.bigint();
-    let r;
-    try {
-      r = await this.inner.optimisticDelete(key, expectedModRevision);
-    } catch (err) {
-      throw this.failed('delete', key, start, err);
-    }
-    this.report('delete', key, start, false);
-    return r;
+  optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    return this.timed('delete', key, process.hrtime.bigint(), this.inner.optimisticDelete(key, expectedModRevision));
   }
 
   watch(prefix: string, opts: WatchOptions): StoreWatch {
@@ -127,18 +86,27 @@ class TimedStore implements RevisionedStore {
     return this.inner.compactedRevision();
   }
 
-  async compact(revision: number): Promise<void> {
-    const start = process.hrtime.bigint();
-    try {
-      await this.inner.compact(revision);
-    } catch (err) {
-      throw this.failed('compact', '', start, err);
-    }
-    this.report('compact', '', start, false);
+  compact(revision: number): Promise<void> {
+    return this.timed('compact', '', process.hrtime.bigint(), this.inner.compact(revision));
   }
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  /**
+   * The request's outcome, reported with its duration from `start` (taken before the request
+   * was made): a promise already under way is passed in, so no closure is made per call.
+   */
+  private async timed<T>(operation: StorageOperation, key: string, start: bigint, pending: Promise<T>): Promise<T> {
+    let r: T;
+    try {
+      r = await pending;
+    } catch (err) {
+      throw this.failed(operation, key, start, err);
+    }
+    this.report(operation, key, start, false);
+    return r;
   }
 
   private typeOf(key: string): string {
