@@ -146,6 +146,14 @@ export function badRequest(message: string): StatusError {
   return failure(400, 'BadRequest', message);
 }
 
+/**
+ * 431 for a request head or HTTP/2 header list past the server's limit, as Go's server refuses it
+ * before kube's handlers: a Status without a reason (Go's answer names none).
+ */
+export function requestHeaderFieldsTooLarge(): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 });
+}
+
 export function unauthorized(message = 'Unauthorized'): StatusError {
   return failure(401, 'Unauthorized', message);
 }

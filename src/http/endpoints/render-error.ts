@@ -5,7 +5,7 @@
 
 import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger } from '../../apimachinery/request-context.js';
-import { internal, isStatusError, type Status, type StatusError } from '../../apimachinery/status-error.js';
+import { badRequest, internal, isStatusError, type Status, type StatusError } from '../../apimachinery/status-error.js';
 import { isPretty, parseGoQuery } from './query-values.js';
 import { writeStatus } from './response-writer.js';
 
@@ -22,7 +22,7 @@ export function toStatus(err: unknown, logger: Logger): Status {
   // The client went away mid-request: nothing to answer and nothing wrong with the server.
   if (fe?.code === 'ECONNRESET' || fe?.code === 'ECONNABORTED' || fe?.message === 'aborted') {
     logger.debug({ code: fe.code }, 'client aborted the request');
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the client aborted the request', reason: 'BadRequest', code: 400 };
+    return badRequest('the client aborted the request').status;
   }
   logger.error({ err }, 'internal error');
   return internal('an unexpected error occurred; see the server log').status;

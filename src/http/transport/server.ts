@@ -11,7 +11,7 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } f
 import type { Socket } from 'node:net';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger } from '../../apimachinery/request-context.js';
-import { serviceUnavailable } from '../../apimachinery/status-error.js';
+import { badRequest, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { AuditLog } from '../filters/audit-log.js';
@@ -169,7 +169,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       // Go's HTTP/2 server answers a header list past its limit before any handler sees it (so it
       // is neither audited nor counted, as an HTTP/1.1 head too large is not).
       if (raw.httpVersionMajor === 2 && headerListBytes(raw.rawHeaders) > HTTP2_HEADER_LIST_BYTES) {
-        return void writeStatus(reply, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'request header fields too large', code: 431 }, { pretty: false });
+        return void writeStatus(reply, requestHeaderFieldsTooLarge().status, { pretty: false });
       }
       const requestId = randomUUID();
       const state: RequestState = {
@@ -264,9 +264,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   // connection. A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it.
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const [code, text, message] = tooLarge ? [431, 'Request Header Fields Too Large', 'request header fields too large'] : [400, 'Bad Request', 'malformed HTTP request'];
-    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(tooLarge ? {} : { reason: 'BadRequest' }), code });
-    if (socket.writable) socket.end(`HTTP/1.1 ${code} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const status = (tooLarge ? requestHeaderFieldsTooLarge() : badRequest('malformed HTTP request')).status;
+    const body = JSON.stringify(status);
+    if (socket.writable) socket.end(`HTTP/1.1 ${status.code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     else socket.destroy();
   });
   // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while
