@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
-import { emptyRequestInfo, type Logger } from '../../apimachinery/request-context.js';
+import { emptyRequestInfo, type Logger, type RequestInfo } from '../../apimachinery/request-context.js';
 import { badRequest, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
@@ -110,6 +110,13 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/**
+ * A request's query and request info until the request-info filter, the chain's first, sets its
+ * own: shared placeholders (never written), not two objects made per request only to be replaced.
+ */
+const NO_QUERY = new URLSearchParams();
+const NO_REQUEST_INFO: RequestInfo = Object.freeze(emptyRequestInfo());
+
 export function createApiServer(opts: ApiServerOptions): ApiServer {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   /** The secure-context options: Node's setSecureContext replaces every one of them, so all are given each time. */
@@ -179,9 +186,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
         // Counted from the request's arrival, body upload included.
         receivedAt: reply.receivedAt,
         path: '',
-        query: new URLSearchParams(),
+        query: NO_QUERY,
         pretty: false,
-        info: emptyRequestInfo(),
+        info: NO_REQUEST_INFO,
         logger: new RequestLogger(opts.logger, requestId),
         body: undefined,
         isPublic: false,
