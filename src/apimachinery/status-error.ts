@@ -213,7 +213,13 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Sta
 
 /** 504 Timeout, as kube's NewTimeoutError. */
 export function timeout(message: string, retryAfterSeconds = 0): StatusError {
-  return failure(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds });
+  // Go drops a zero retryAfterSeconds (omitempty): the details stay, empty.
+  return failure(504, 'Timeout', `Timeout: ${message}`, retryAfterSeconds ? { retryAfterSeconds } : {});
+}
+
+/** 504 for a request past its deadline (kube's timeout filter, NewTimeoutError with no retry). */
+export function requestTimedOut(): StatusError {
+  return timeout('request did not complete within the allotted timeout');
 }
 
 /** 504 with the ResourceVersionTooLarge cause (a read at a revision the store has not reached). */

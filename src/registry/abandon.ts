@@ -5,21 +5,15 @@
 // reached storage is reported as what it is (the audit log records its outcome).
 
 import type { RequestContext } from '../apimachinery/request-context.js';
-import { timeout, type StatusError } from '../apimachinery/status-error.js';
+import { requestTimedOut } from '../apimachinery/status-error.js';
 
 /** Whether the request's work should stop. */
 export function isAbandoned(ctx: RequestContext): boolean {
   return ctx.abandoned ? ctx.abandoned() : ctx.signal.aborted;
 }
 
-/** The request timeout's Status (already sent to the client, or to nobody: the client is gone). */
-function abandoned(): StatusError {
-  const err = timeout('request did not complete within the allotted timeout');
-  err.status.details = {};
-  return err;
-}
-
 /** Throws when the request's work should stop; call only where stopping is safe. */
 export function stopIfAbandoned(ctx: RequestContext): void {
-  if (isAbandoned(ctx)) throw abandoned();
+  // The request timeout's Status (already sent to the client, or to nobody: the client is gone).
+  if (isAbandoned(ctx)) throw requestTimedOut();
 }

@@ -10,17 +10,11 @@
 // A watch keeps its own timeoutSeconds. The deadline is an entry in a shared list (deadlines.ts),
 // not a timer of its own.
 
-import { badRequest, isStatusError, timeout, type StatusError } from '../../apimachinery/status-error.js';
+import { badRequest, isStatusError, requestTimedOut } from '../../apimachinery/status-error.js';
 import { parseGoDuration } from '../../apimachinery/go-duration.js';
 import { filter, passThrough, type Filter, type RequestState } from './filter.js';
 import { DeadlineEntry, Deadlines } from './deadlines.js';
 import { abortResponse } from '../transport/paced-body.js';
-
-export function timedOut(): StatusError {
-  const err = timeout('request did not complete within the allotted timeout');
-  err.status.details = {};
-  return err;
-}
 
 /** The request's own ?timeout=, in ms, when it asks for one shorter than the server's. */
 function budgetMs(query: URLSearchParams, requestTimeoutMs: number): number {
@@ -45,7 +39,7 @@ export function timeoutFilter(requestTimeoutMs: number): Filter {
       const deadline = s.receivedAt + budget;
       if (deadline - performance.now() <= 0) {
         s.cancellation.cancel();
-        throw timedOut();
+        throw requestTimedOut();
       }
       s.deadline = deadline;
     },
@@ -106,6 +100,6 @@ class TimedRun extends DeadlineEntry {
       () => s.reply.raw.statusCode,
       (err: unknown) => (isStatusError(err) ? err.status.code : 500),
     );
-    this.reject(timedOut());
+    this.reject(requestTimedOut());
   }
 }
