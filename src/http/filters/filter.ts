@@ -177,7 +177,6 @@ function uniform(f: FilterSteps): FilterSteps {
   return { enter: f.enter, around: f.around, leave: f.leave, ended: f.ended };
 }
 
-
 /** The one loop: every filter's steps in order, the handler, and the way back out. */
 export function runFilters(filters: readonly FilterSteps[], s: RequestState, handler: (state: RequestState) => Promise<void>): Promise<void> {
   return runFrom(filters, 0, s, handler);
