@@ -135,8 +135,10 @@ export async function handleSelfReview(input: SelfReviewInput): Promise<void> {
     // authentication/v1 UserInfo: uid, groups and extra are omitempty.
     result = { status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } };
   } else if (input.review === 'selfsubjectrulesreviews') {
-    const rules = await input.authorizer.rulesFor(user, spec.namespace ?? '');
-    result = { spec: { namespace: spec.namespace ?? '' }, status: rules };
+    // kube's REST Create: the rules are always those of one namespace.
+    if (!spec.namespace) throw badRequest('no namespace on request');
+    const rules = await input.authorizer.rulesFor(user, spec.namespace);
+    result = { spec: { namespace: spec.namespace }, status: rules };
   } else {
     const attrs = accessAttributes(spec, user, input.clusterScopedGroups);
     const decision = await input.authorizer.authorize(attrs);
