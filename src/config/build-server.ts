@@ -284,6 +284,9 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     started.push(() => external.close());
     authenticators.push(...external.authenticators);
     const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
+    // Client certificates are verified per request against the bundle in force (kube's x509 authenticator).
+    const x509 = authenticators.find((a): a is X509Authenticator => a instanceof X509Authenticator);
+    x509?.setClientCA(clientCAPem);
     for (const name of config.tls.insecure) logger.warn({ cipher: name }, `Use of insecure cipher '${name}' detected.`);
     const tls = await servingMaterial(config);
     phase('certificates ready');
@@ -346,7 +349,10 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
       servingFiles = watchServingFiles({
         files: { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile, clientCAFile: config.clientCAFile },
         initial: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem },
-        apply: (m) => server.setServingMaterial(m),
+        apply: (m) => {
+          server.setServingMaterial(m);
+          x509?.setClientCA(m.clientCAPem);
+        },
         logger: logger.child({ component: 'serving-certificates' }),
       });
     }
