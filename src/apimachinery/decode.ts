@@ -2,15 +2,19 @@
 // collapses) and YAML (one document). Malformed input is a 400 in kube's words, and so is input
 // built to exhaust the server: nesting deeper than MAX_JSON_DEPTH, YAML aliases expanding
 // beyond what the document holds ("billion laughs"), a YAML value containing itself.
+//
+// Decoding is linear in the body and never holds the event loop for more than a few
+// milliseconds: a small body is decoded at once; a larger JSON body is read in slices that give
+// the loop a turn between them (json-text.ts), and a larger YAML body is decoded on a thread of
+// its own (yaml-decoders.ts) and comes back as JSON text read in slices.
 
-import { parseDocument } from 'yaml';
-import { checkJsonShape, MAX_JSON_DEPTH } from './json-value.js';
+import { JsonTextError, parseJsonText } from './json-text.js';
+import { MAX_JSON_DEPTH } from './json-value.js';
 import { badRequest } from './status-error.js';
-import { yamlDepthExceeds } from './yaml-depth.js';
+import { decodeYamlOffThread } from './yaml-decoders.js';
+import { decodeYamlText } from './yaml-text.js';
 
 export type BodyFormat = 'json' | 'yaml';
-
-const YAML_MAX_ALIAS_COUNT = 100;
 
 export interface DecodedBody {
   value: unknown;
@@ -18,87 +22,60 @@ export interface DecodedBody {
   duplicateFields: string[];
 }
 
-export function decodeBody(bytes: Uint8Array, format: BodyFormat): DecodedBody {
+/**
+ * Bodies decoded at once. JSON.parse and the scan take about a millisecond for 16 KiB of the
+ * worst shapes (thousands of empty objects); the yaml package is a hundred times slower per byte
+ * on its worst shapes (a flow sequence of one-character items), a millisecond or two for 1 KiB.
+ */
+const INLINE_JSON_CHARS = 16 * 1024;
+const INLINE_YAML_CHARS = 1024;
+
+export interface DecodeOptions {
+  /** The request: a body still being decoded when its signal aborts stops being decoded (read only then). */
+  context?: { readonly signal: AbortSignal };
+}
+
+export async function decodeBody(bytes: Uint8Array, format: BodyFormat, opts: DecodeOptions = {}): Promise<DecodedBody> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  return format === 'yaml' ? decodeYaml(text) : decodeJson(text);
-}
-
-function decodeJson(text: string): DecodedBody {
-  let value: unknown;
+  if (format === 'yaml') return decodeYaml(text, opts.context);
   try {
-    value = JSON.parse(text);
+    return await parseJson(text);
   } catch (err) {
-    throw badRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  // The text's brackets are the value's nesting (JSON.parse makes no shared or cyclic nodes), so
-  // one scan of the text finds both an excess depth and the repeated keys.
-  const scan = scanJsonText(text, MAX_JSON_DEPTH);
-  // Go's scanner words it so: the bracket that opened one level too many.
-  if (scan.tooDeep) throw badRequest(`couldn't get version/kind; json parse error: invalid character '${scan.tooDeep}' exceeded max depth`);
-  return { value, duplicateFields: scan.duplicateFields };
-}
-
-const tooDeep = () => badRequest(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
-
-function decodeYaml(text: string): DecodedBody {
-  // Before the parser, whose recursion could exhaust the stack on a deep text (and makes a deep
-  // flow collection slow to fail): nesting past the limit is refused by a linear scan first.
-  if (yamlDepthExceeds(text, MAX_JSON_DEPTH)) throw tooDeep();
-  try {
-    return decodeYamlWithinLimit(text);
-  } catch (err) {
-    // Within the limit, the parser's recursive frames (large while V8 has not compiled them yet)
-    // can still exhaust the stack near the limit: the same 400, never a 500.
-    if (err instanceof RangeError) throw tooDeep();
+    if (err instanceof JsonTextError) throw badRequest(`couldn't get version/kind; json parse error: ${err.message}`);
     throw err;
   }
 }
 
-function decodeYamlWithinLimit(text: string): DecodedBody {
-  // logLevel 'error': the package would otherwise print a process warning per odd key a client sends.
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, logLevel: 'error' });
-  if (doc.errors.length) {
-    const message = doc.errors[0]!.message.split('\n')[0]!;
-    // The parser reports running out of stack as a parse error.
-    if (/Maximum call stack size exceeded/.test(message)) throw tooDeep();
-    throw badRequest(`error converting YAML to JSON: yaml: ${message}`);
-  }
-  const duplicateFields: string[] = [];
+/**
+ * JSON text to a value and its repeated keys; throws JsonTextError in Go's words (kube's),
+ * e.g. "invalid character '}' looking for beginning of value", or "invalid character '{'
+ * exceeded max depth" for the bracket that opened one level too many.
+ */
+export async function parseJson(text: string): Promise<DecodedBody> {
+  if (text.length > INLINE_JSON_CHARS) return parseJsonText(text, MAX_JSON_DEPTH);
   let value: unknown;
   try {
-    // The yaml package's guard against alias expansion, at its default (as go-yaml's, a ratio of
-    // expanded to written nodes); a document past it is refused in go-yaml's words.
-    value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }) as unknown;
+    value = JSON.parse(text);
   } catch (err) {
-    if (err instanceof ReferenceError && /alias/i.test(err.message)) throw badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
-    if (err instanceof RangeError) throw tooDeep();
-    throw badRequest(`error converting YAML to JSON: yaml: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    // The same text through the slower reader, for Go's words (it throws: the text is not JSON).
+    await parseJsonText(text, MAX_JSON_DEPTH);
+    throw new JsonTextError((err as Error).message);
   }
-  const problem = checkJsonShape(value);
-  if (problem?.kind === 'depth') throw tooDeep();
-  if (problem?.kind === 'cycle') throw badRequest('error converting YAML to JSON: yaml: anchor value contains itself');
-  collectYamlDuplicates(doc.contents, '', duplicateFields);
-  return { value, duplicateFields };
+  // The text's brackets are the value's nesting (JSON.parse makes no shared or cyclic nodes), so
+  // one scan of the text finds both an excess depth and the repeated keys.
+  const scan = scanJsonText(text, MAX_JSON_DEPTH);
+  if (scan.tooDeep) throw new JsonTextError(`invalid character '${scan.tooDeep}' exceeded max depth`, scan.tooDeep);
+  return { value, duplicateFields: scan.duplicateFields };
 }
 
-type YamlNode = { items?: unknown[]; key?: unknown; value?: unknown } | null | undefined;
-
-function collectYamlDuplicates(node: unknown, path: string, out: string[]): void {
-  const n = node as YamlNode;
-  if (!n || !Array.isArray(n.items)) return;
-  const seen = new Set<string>();
-  n.items.forEach((item, i) => {
-    const pair = item as { key?: { value?: unknown }; value?: unknown } | undefined;
-    if (pair && 'key' in pair) {
-      const key = String(pair.key?.value ?? pair.key);
-      const p = path ? `${path}.${key}` : key;
-      if (seen.has(key)) out.push(p);
-      seen.add(key);
-      collectYamlDuplicates(pair.value, p, out);
-    } else {
-      collectYamlDuplicates(item, `${path}[${i}]`, out);
-    }
-  });
+async function decodeYaml(text: string, context: DecodeOptions['context']): Promise<DecodedBody> {
+  if (text.length <= INLINE_YAML_CHARS) return decodeYamlText(text);
+  const answer = await decodeYamlOffThread(text, context?.signal);
+  if ('error' in answer) throw badRequest(answer.error);
+  if ('value' in answer) return { value: answer.value, duplicateFields: answer.duplicateFields };
+  // The thread checked the depth; the JSON text it made has no repeated keys of its own.
+  const { value } = await parseJsonText(answer.json, MAX_JSON_DEPTH);
+  return { value, duplicateFields: answer.duplicateFields };
 }
 
 /** JSON's whitespace: between the tokens of valid JSON text nothing else can appear. */

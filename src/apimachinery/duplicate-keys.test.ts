@@ -1,11 +1,13 @@
-// findDuplicateKeys reports exactly the keys repeated within one object, with their paths, in
-// text order: checked over random JSON texts built with known repeats (escaped keys, keys that
-// look like punctuation, random whitespace, nested arrays and objects).
+// findDuplicateKeys (small bodies) and parseJsonText (large ones, in slices) report exactly the
+// keys repeated within one object, with their paths, in text order, and parseJsonText makes the
+// value JSON.parse makes: checked over random JSON texts built with known repeats (escaped keys,
+// keys that look like punctuation, random whitespace, nested arrays and objects).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decodeBody, findDuplicateKeys } from './decode.js';
+import { parseJsonText } from './json-text.js';
 import { checkJsonShape, MAX_JSON_DEPTH } from './json-value.js';
 import { isStatusError } from './status-error.js';
 
@@ -14,7 +16,7 @@ type Node = { kind: 'obj'; members: [string, Node][] } | { kind: 'arr'; items: N
 
 const key = fc.constantFrom('a', 'b', 'é', 'x"y', 'back\\slash', '{', ':', ',', '[]', '__proto__', '');
 const ws = fc.constantFrom('', ' ', '\n', '\t ', '\r\n');
-const leaf = fc.constantFrom('1', 'true', 'null', '"s"', '"a\\"b"', '"{[,:]}"', '-2.5e3').map((text): Node => ({ kind: 'leaf', text }));
+const leaf = fc.constantFrom('1', 'true', 'null', 'false', '0', '-0', '1E+2', '0.5e-1', '123456789012345678901234', '"s"', '"a\\"b"', '"{[,:]}"', '"\\u00e9\\ud83d\\ude00\\/\\b\\f\\n\\r\\t"', '"\\ud800"', '-2.5e3').map((text): Node => ({ kind: 'leaf', text }));
 const node = fc.letrec<{ n: Node }>((tie) => ({
   n: fc.oneof(
     { depthSize: 'small' },
@@ -56,19 +58,32 @@ test('duplicate keys are found with their paths, in text order', () => {
   );
 });
 
+test('parseJsonText: the value JSON.parse makes (own __proto__ keys included) and the same repeats', async () => {
+  await fc.assert(
+    fc.asyncProperty(node, ws, async (n, space) => {
+      const text = `${space}${write(n, space)}${space}`;
+      const parsed = await parseJsonText(text, MAX_JSON_DEPTH);
+      assert.deepStrictEqual(parsed.value, JSON.parse(text));
+      assert.deepEqual(parsed.duplicateFields, expected(n, ''));
+    }),
+    { numRuns: 3000 },
+  );
+});
+
 test('a body with a repeated name and a repeated nested key', () => {
   assert.deepEqual(findDuplicateKeys('{"metadata":{"name":"a","name":"b"},"spec":{"cidrs":[{"x":1,"x":2}]}}'), ['metadata.name', 'spec.cidrs[0].x']);
 });
 
-test('nesting past the limit is refused naming the bracket that checkJsonShape names', () => {
+test('nesting past the limit is refused naming the bracket that checkJsonShape names, small bodies and large', async () => {
   const nest = fc.array(fc.constantFrom('{"k":', '['), { minLength: MAX_JSON_DEPTH - 3, maxLength: MAX_JSON_DEPTH + 3 });
-  fc.assert(
-    fc.property(nest, (openers) => {
-      const text = openers.join('') + '1' + openers.map((o) => (o === '[' ? ']' : '}')).reverse().join('');
+  await fc.assert(
+    fc.asyncProperty(nest, fc.boolean(), async (openers, large) => {
+      // Padding past the inline limit sends the text through the sliced reader.
+      const text = openers.join('') + '1' + openers.map((o) => (o === '[' ? ']' : '}')).reverse().join('') + (large ? ' '.repeat(20_000) : '');
       const shape = checkJsonShape(JSON.parse(text));
       let refused: string | undefined;
       try {
-        decodeBody(Buffer.from(text), 'json');
+        await decodeBody(Buffer.from(text), 'json');
       } catch (err) {
         refused = isStatusError(err) ? err.status.message : String(err);
       }

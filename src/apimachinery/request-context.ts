@@ -47,6 +47,12 @@ export interface RequestContext {
    * the hot path). Absent: ask `signal`.
    */
   abandoned?: () => boolean;
+  /**
+   * When the request times out (performance.now() ms), if it can: past it the request is
+   * abandoned even if the timeout's timer has not had its turn yet (the event loop held by the
+   * request's own work).
+   */
+  deadline?: number;
   logger: Logger;
   /** Warnings to return as `Warning: 299 - "..."` headers; append, never replace. */
   warnings: string[];

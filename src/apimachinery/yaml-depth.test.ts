@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeBody } from './decode.js';
+import { decodeYamlText } from './yaml-text.js';
 import { isStatusError } from './status-error.js';
 import { yamlDepthExceeds } from './yaml-depth.js';
 
@@ -33,18 +34,16 @@ describe('yamlDepthExceeds', () => {
   });
 });
 
-describe('decodeBody on YAML bombs, whatever the stack', () => {
+describe('YAML bombs, whatever the stack', () => {
   // Once at a shallow stack first, as the server's first YAML body is: V8 compiles a regular
   // expression on its first use, and compiling one on a nearly exhausted stack aborts the process.
-  decodeBody(Buffer.from('a: [b, {c: "d"}]\nk: |\n  x\n'), 'yaml');
-  test('2,000 and 100,000 levels are the same 400 at any stack depth, never a RangeError', () => {
+  decodeYamlText('a: [b, {c: "d"}]\nk: |\n  x\n');
+  const tooDeep = (err: unknown) => isStatusError(err) && err.status.code === 400 && err.status.message === 'error converting YAML to JSON: yaml: exceeded max depth of 1000';
+
+  test('2,000 and 100,000 levels are the same 400 at any stack depth, never a RangeError (decoded inline)', () => {
     for (const text of [blockMappings(2000), compactSequences(2000), compactSequences(100_000)]) {
       for (const frames of [0, 1000, 4000, 8000]) {
-        assert.throws(
-          () => onDeepStack(frames, () => decodeBody(Buffer.from(text), 'yaml')),
-          (err: unknown) => isStatusError(err) && err.status.code === 400 && err.status.message === 'error converting YAML to JSON: yaml: exceeded max depth of 1000',
-          `${text.length} chars at ${frames} frames`,
-        );
+        assert.throws(() => onDeepStack(frames, () => decodeYamlText(text)), tooDeep, `${text.length} chars at ${frames} frames`);
       }
     }
   });
@@ -52,10 +51,19 @@ describe('decodeBody on YAML bombs, whatever the stack', () => {
   test('within the limit on a deep stack: decoded or that 400, never a RangeError', () => {
     for (const frames of [0, 2000, 6000, 9000]) {
       try {
-        onDeepStack(frames, () => decodeBody(Buffer.from(compactSequences(950)), 'yaml'));
+        onDeepStack(frames, () => decodeYamlText(compactSequences(950)));
       } catch (err) {
         assert.ok(isStatusError(err) && err.status.code === 400, `${frames} frames: ${String(err)}`);
       }
     }
+  });
+
+  test('the same 400 from a body large enough to be decoded on a decoding thread', async () => {
+    for (const text of [blockMappings(2000), compactSequences(100_000)]) {
+      await assert.rejects(decodeBody(Buffer.from(text), 'yaml'), tooDeep, `${text.length} chars`);
+    }
+    const ok = await decodeBody(Buffer.from(`a:\n${'  - b\n'.repeat(2000)}c: {d: 1, d: 2}\n`), 'yaml');
+    assert.equal((ok.value as { a: string[] }).a.length, 2000);
+    assert.deepEqual(ok.duplicateFields, ['c.d']);
   });
 });

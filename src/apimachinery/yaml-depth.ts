@@ -86,8 +86,14 @@ function blockDepth(text: string, max: number): number {
 function endsWithBlockScalarHeader(text: string, from: number, end: number): boolean {
   let e = end;
   if (e > from && text[e - 1] === '\r') e--;
-  const hash = text.indexOf(' #', from);
-  if (hash >= 0 && hash < e) e = hash;
+  // The comment is looked for within the line only: searching on past its end made the scan
+  // O(lines × bytes), minutes for a few megabytes of short lines.
+  for (let i = from; i + 1 < e; i++) {
+    if (text.charCodeAt(i) === 0x20 && text.charCodeAt(i + 1) === 0x23) {
+      e = i;
+      break;
+    }
+  }
   while (e > from && (text[e - 1] === ' ' || text[e - 1] === '\t')) e--;
   while (e > from && (text[e - 1] === '-' || text[e - 1] === '+' || (text[e - 1]! >= '0' && text[e - 1]! <= '9'))) e--;
   if (e <= from || (text[e - 1] !== '|' && text[e - 1] !== '>')) return false;

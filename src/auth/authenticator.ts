@@ -5,8 +5,11 @@ import type { UserInfo } from '../apimachinery/request-context.js';
 
 export interface AuthRequest {
   headers: Record<string, string | string[] | undefined>;
-  /** The TLS client certificate, when one was presented, and whether it verified against the client CA. */
-  clientCertificate?: { der: Buffer; verified: boolean; error?: string };
+  /**
+   * The TLS client certificate, when one was presented: its DER first, then the certificates the
+   * client sent with it (intermediates). Verified by the authenticator, per request.
+   */
+  clientCertificate?: { chain: Buffer[] };
 }
 
 export type AuthResult = { kind: 'user'; user: UserInfo } | { kind: 'none' } | { kind: 'error'; message: string };

@@ -50,6 +50,17 @@ describe('impersonation', () => {
     ]);
   });
 
+  test('an empty Impersonate-Uid asks for nothing: not authorized, not applied (kube reads it as absent)', async () => {
+    const authz = allowing('users/bob');
+    const user = await resolveImpersonation(alice, { 'impersonate-user': ['bob'], 'impersonate-uid': [''] }, authz);
+    assert.deepEqual(user, { username: 'bob', groups: ['system:authenticated'] });
+    assert.deepEqual(authz.asked, ['impersonate core users/bob']);
+    // Only the first value counts, as Go's Header.Get: an empty first one is no uid at all.
+    assert.deepEqual(await resolveImpersonation(alice, { 'impersonate-user': ['bob'], 'impersonate-uid': ['', 'u-9'] }, allowing('users/bob')), { username: 'bob', groups: ['system:authenticated'] });
+    // An empty uid alone is no impersonation, so it needs no user either.
+    assert.equal(wantsImpersonation({ 'impersonate-uid': [''] }), false);
+  });
+
   test('a service account is authorized in its namespace and gets its groups', async () => {
     const user = await resolveImpersonation(alice, { 'impersonate-user': ['system:serviceaccount:team-a:builder'] }, allowing('serviceaccounts/builder@team-a'));
     assert.deepEqual(user, {

@@ -58,7 +58,8 @@ export function wantsImpersonation(headers: Headers): boolean {
 export async function resolveImpersonation(requestor: UserInfo, headers: Headers, authorizer: Authorizer): Promise<UserInfo> {
   const userName = values(headers, 'impersonate-user')[0];
   const groups = values(headers, 'impersonate-group');
-  const uid = values(headers, 'impersonate-uid')[0];
+  // As Go's Header.Get: the first value, and an empty one asks for no uid (kube's hasUID).
+  const uid = values(headers, 'impersonate-uid')[0] || undefined;
   // No prototype: an extra named `__proto__` or `constructor` is a key like any other.
   const extra = Object.create(null) as Record<string, string[]>;
   for (const [key, raw] of Object.entries(headers)) {

@@ -95,13 +95,13 @@ interface OpenedStorage {
 async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
   const s = config.storage;
   if (s.kind === 'etcd') {
-    const [{ EtcdStore }, { startEtcdCompactor }, { monitorEtcdHealth }] = await Promise.all([
+    const [{ EtcdStore }, { startEtcdCompactor }, { etcdHealthChecks }] = await Promise.all([
       import('../storage/etcd/etcd-store.js'),
       import('../storage/etcd/etcd-compactor.js'),
       import('../storage/etcd/etcd-health.js'),
     ]);
     const backend = new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
-    return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: monitorEtcdHealth(backend) };
+    return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: etcdHealthChecks(backend) };
   }
   const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
   return { backend, startCompaction: (timed, onError) => startCompactor(timed, config.compactionIntervalMs, onError) };
@@ -284,6 +284,9 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     started.push(() => external.close());
     authenticators.push(...external.authenticators);
     const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
+    // Client certificates are verified per request against the bundle in force (kube's x509 authenticator).
+    const x509 = authenticators.find((a): a is X509Authenticator => a instanceof X509Authenticator);
+    x509?.setClientCA(clientCAPem);
     for (const name of config.tls.insecure) logger.warn({ cipher: name }, `Use of insecure cipher '${name}' detected.`);
     const tls = await servingMaterial(config);
     phase('certificates ready');
@@ -325,8 +328,8 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
       version: KUBERNETES_VERSION,
       maxBodyBytes: config.maxRequestBodyBytes,
       health: buildHealthChecks({
-        // etcd's health is probed in the background; SQLite reports its own (StoreHealth).
-        store: etcdHealth ? { liveness: () => etcdHealth.problem(), readiness: () => etcdHealth.problem() } : backend,
+        // etcd is asked when a check runs (rate-limited); SQLite reports its own (StoreHealth).
+        store: etcdHealth ?? backend,
         caches: () => [...caches.values()].map((c) => c.health()),
         policyFileProblem: config.authorizationPolicyFile ? () => policy.health() : undefined,
         shuttingDown: options.shuttingDown ?? (() => false),
@@ -346,7 +349,10 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
       servingFiles = watchServingFiles({
         files: { certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile, clientCAFile: config.clientCAFile },
         initial: { certPem: tls.certPem, keyPem: tls.keyPem, clientCAPem },
-        apply: (m) => server.setServingMaterial(m),
+        apply: (m) => {
+          server.setServingMaterial(m);
+          x509?.setClientCA(m.clientCAPem);
+        },
         logger: logger.child({ component: 'serving-certificates' }),
       });
     }

@@ -7,10 +7,21 @@
 
 import type { HealthCheck, HealthChecks } from '../http/routes/health.js';
 import { alwaysOk } from '../http/routes/health.js';
-import { hasStoreHealth } from '../storage/storage-observer.js';
+
+/**
+ * A store's health: SQLite knows its own at once (storage's StoreHealth); etcd is asked when a
+ * check runs (storage/etcd/etcd-health.ts), so its answers may come later.
+ */
+interface StoreHealthAnswers {
+  liveness(): string | undefined | Promise<string | undefined>;
+  readiness(): string | undefined | Promise<string | undefined>;
+}
+
+const answersHealth = (store: unknown): store is StoreHealthAnswers =>
+  typeof (store as Partial<StoreHealthAnswers>)?.liveness === 'function' && typeof (store as Partial<StoreHealthAnswers>)?.readiness === 'function';
 
 export interface HealthWiring {
-  /** The backend store (not a decorator), asked for its health when it offers it. */
+  /** The backend store (not a decorator) or etcd's health checks, asked when it offers them. */
   store: unknown;
   /** Each watch cache's state (WatchCache#health()). */
   caches: () => readonly { name: string; ready: boolean; lastError?: string }[];
@@ -24,7 +35,7 @@ export interface HealthWiring {
 }
 
 export function buildHealthChecks(w: HealthWiring): HealthChecks {
-  const store = hasStoreHealth(w.store) ? w.store : undefined;
+  const store = answersHealth(w.store) ? w.store : undefined;
   const etcd: HealthCheck = { name: 'etcd', check: () => store?.liveness() };
   const etcdReadiness: HealthCheck = { name: 'etcd-readiness', check: () => store?.readiness() };
   const informerSync: HealthCheck = {

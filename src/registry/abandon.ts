@@ -7,8 +7,13 @@
 import type { RequestContext } from '../apimachinery/request-context.js';
 import { requestTimedOut } from '../apimachinery/status-error.js';
 
-/** Whether the request's work should stop. */
+/**
+ * Whether the request's work should stop. The deadline is read from the clock: the timeout's
+ * timer cannot fire while the event loop is held (a long synchronous step of this very request),
+ * and a write sent then would commit after its client was answered 504.
+ */
 export function isAbandoned(ctx: RequestContext): boolean {
+  if (ctx.deadline !== undefined && performance.now() >= ctx.deadline) return true;
   return ctx.abandoned ? ctx.abandoned() : ctx.signal.aborted;
 }
 

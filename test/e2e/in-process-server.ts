@@ -38,7 +38,9 @@ export async function startInProcessServer(opts: InProcessOptions = {}): Promise
       // so that long runs keep a bounded history.
       ...['--storage-durability', 'normal', '--etcd-compaction-interval', '10s'],
       // What these tests look at is the API alone: no default ServiceCIDR, no scheduled snapshots.
-      ...['--controllers', '-kubernetes-service-cidr-controller,-service-cidr-controller', '--snapshot-schedule-cron', ''],
+      ...['--controllers', '-kubernetes-service-cidr-controller,-service-cidr-controller'],
+      // (Scheduled snapshots are SQLite's: the flag is refused with another backend.)
+      ...(opts.flags?.includes('--storage-backend') ? [] : ['--snapshot-schedule-cron', '']),
       ...(opts.audit ? ['--audit-log-path', join(dataDir, 'audit.log')] : []),
       ...(opts.requestTimeoutMs ? ['--request-timeout', `${opts.requestTimeoutMs}ms`] : []),
       ...(opts.flags ?? []),

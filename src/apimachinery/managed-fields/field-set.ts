@@ -70,7 +70,8 @@ export class FieldSet {
     return out;
   }
 
-  private addAll(other: FieldSet): void {
+  /** Adds `other`'s paths to this set, in place (`union` leaves both as they are). */
+  addAll(other: FieldSet): void {
     for (const m of other.members) this.members.add(m);
     for (const [pe, c] of other.children) {
       const mine = this.children.get(pe);

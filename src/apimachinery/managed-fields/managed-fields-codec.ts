@@ -113,12 +113,12 @@ const ANCIENT_CHANGES = 'ancient-changes';
 
 /** More than ten Update managers: the oldest are folded into one "ancient-changes" entry per apiVersion. */
 export function capUpdateManagers(table: OwnershipTable): void {
-  const updaters = [...table.entries()].filter(([, o]) => o.operation === 'Update');
+  const updaters = [...table.entries()].filter(([, o]) => o.operation === 'Update').map(([id, o]) => ({ id, o, at: seconds(o.time) }));
   if (updaters.length <= MAX_UPDATE_MANAGERS) return;
-  updaters.sort(([ia, a], [ib, b]) => seconds(a.time) - seconds(b.time) || cmp(ia, ib));
+  updaters.sort((a, b) => a.at - b.at || cmp(a.id, b.id));
   let count = updaters.length;
   const firstOfVersion = new Map<string, string>();
-  for (const [id, o] of updaters) {
+  for (const { id, o } of updaters) {
     if (count <= MAX_UPDATE_MANAGERS) break;
     const bucketId = managerIdentifier({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: o.apiVersion, subresource: '' });
     const first = firstOfVersion.get(o.apiVersion);
@@ -130,10 +130,11 @@ export function capUpdateManagers(table: OwnershipTable): void {
     if (!bucket) {
       const firstOwner = table.get(first)!;
       table.delete(first);
-      bucket = { ...firstOwner, manager: ANCIENT_CHANGES, subresource: '' };
+      // Its own set, grown in place below: a union per manager folded in copied the growing set each time.
+      bucket = { ...firstOwner, manager: ANCIENT_CHANGES, subresource: '', set: firstOwner.set.clone() };
       table.set(bucketId, bucket);
     }
-    bucket.set = bucket.set.union(o.set);
+    bucket.set.addAll(o.set);
     if (o.time) bucket.time = o.time;
     table.delete(id);
     count--;

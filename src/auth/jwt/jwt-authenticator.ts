@@ -265,11 +265,9 @@ export class JwtAuthenticator implements Authenticator {
 
   private checkUserRules(user: UserInfo): void {
     if (!this.o.rules.userValidation.length) return;
-    // kube's authenticationv1.UserInfo as unstructured: empty fields are absent.
-    const u: Record<string, unknown> = { username: user.username };
-    if (user.uid) u.uid = user.uid;
-    if (user.groups.length) u.groups = user.groups;
-    if (user.extra) u.extra = user.extra;
+    // kube's convertUserInfoToUnstructured: every field is present, empty ones as "", [] and {},
+    // so a rule may read any of them on a token that maps none.
+    const u: Record<string, unknown> = { username: user.username, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} };
     for (const { expression, message } of this.o.rules.userValidation) {
       const v = expression.evaluate({ user: u });
       if (v instanceof Error) throw new TokenRejected(`oidc: error evaluating user info validation rule: ${v.message}`);

@@ -49,6 +49,7 @@ function requestContext(s: RequestState, user: UserInfo, logger: Logger): Reques
       return cancellation.signal;
     },
     abandoned: () => cancellation.aborted,
+    deadline: s.deadline,
     logger,
     warnings: [],
     dryRun: false,

@@ -6,6 +6,7 @@ import { commonSchemas } from '../../apimachinery/common-schemas.js';
 import { decodeBody } from '../../apimachinery/decode.js';
 import { textOf } from '../../apimachinery/json-value.js';
 import type { KubeObject } from '../../apimachinery/object-meta.js';
+import type { RequestContext } from '../../apimachinery/request-context.js';
 import { badRequest } from '../../apimachinery/status-error.js';
 import type { SchemaRegistry } from '../../apimachinery/schema.js';
 import { decodeTyped } from '../../apimachinery/typed-decode.js';
@@ -50,9 +51,9 @@ export function validateFields(def: ResourceDefinition, obj: KubeObject, duplica
   return obj;
 }
 
-export function decodeObjectBody(def: ResourceDefinition, body: Buffer | undefined, contentType: string | undefined, mode: FieldValidation, warnings: string[]): KubeObject {
+export async function decodeObjectBody(def: ResourceDefinition, body: Buffer | undefined, contentType: string | undefined, mode: FieldValidation, warnings: string[], context?: RequestContext): Promise<KubeObject> {
   const format = bodyFormat(contentType);
   if (!body || body.length === 0) throw badRequest('the body of the request was empty');
-  const { value, duplicateFields } = decodeBody(body, format);
+  const { value, duplicateFields } = await decodeBody(body, format, { context });
   return validateFields(def, checkTypeMeta(def, value), duplicateFields, mode, warnings);
 }

@@ -1,7 +1,8 @@
 // The patch formats PATCH accepts, each applied to the current object as JSON.
 
 import { commonSchemas } from '../../apimachinery/common-schemas.js';
-import { decodeBody } from '../../apimachinery/decode.js';
+import { decodeBody, parseJson } from '../../apimachinery/decode.js';
+import type { RequestContext } from '../../apimachinery/request-context.js';
 import { applyJsonPatch, JsonPatchError } from '../../apimachinery/json-patch.js';
 import { checkJsonShape } from '../../apimachinery/json-value.js';
 import { FieldPath, fieldErrors } from '../../apimachinery/field-error.js';
@@ -42,13 +43,13 @@ export function patchQuery(query: URLSearchParams, userAgent: string | undefined
 }
 
 /** An apply configuration: one YAML (or JSON) object; duplicate keys are refused under Strict. */
-export function parseApplyConfig(body: Buffer | undefined, mode: FieldValidation, warnings: string[]): Record<string, unknown> {
+export async function parseApplyConfig(body: Buffer | undefined, mode: FieldValidation, warnings: string[], context?: RequestContext): Promise<Record<string, unknown>> {
   const bytes = body ?? Buffer.alloc(0);
   // kubectl and client-node send JSON (which is YAML too); parse it as JSON, the faster way.
   const firstByte = bytes.find((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
   let decoded;
   try {
-    decoded = decodeBody(bytes, firstByte === 0x7b ? 'json' : 'yaml');
+    decoded = await decodeBody(bytes, firstByte === 0x7b ? 'json' : 'yaml', { context });
   } catch (err) {
     throw badRequest(`error decoding YAML: ${isStatusError(err) ? err.message : String(err)}`);
   }
@@ -62,16 +63,15 @@ export function parseApplyConfig(body: Buffer | undefined, mode: FieldValidation
   return value as Record<string, unknown>;
 }
 
-export function parsePatch(type: MergingPatchType, body: Buffer | undefined): unknown {
+export async function parsePatch(type: MergingPatchType, body: Buffer | undefined): Promise<unknown> {
   const text = body?.toString('utf8') ?? '';
   let patch: unknown;
   try {
-    patch = JSON.parse(text);
+    // Linear, in slices for a large patch; nesting past the limit is refused at its bracket.
+    patch = (await parseJson(text)).value;
   } catch (err) {
     throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const shape = checkJsonShape(patch);
-  if (shape?.kind === 'depth') throw badRequest(`error decoding patch: invalid character '${shape.opener}' exceeded max depth`);
   if (type === 'application/json-patch+json' && !Array.isArray(patch)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   if (type !== 'application/json-patch+json' && (typeof patch !== 'object' || patch === null || Array.isArray(patch))) {
     throw badRequest('error decoding patch: the patch must be a JSON object');

@@ -78,11 +78,11 @@ export function listQuery(query: URLSearchParams): ListQuery {
 const PROPAGATION = ['Foreground', 'Background', 'Orphan'];
 
 /** DeleteOptions from a JSON/YAML body when there is one, else from the query. */
-export function deleteOptions(body: Buffer | undefined, contentType: string | undefined, query: URLSearchParams): DeleteOptions {
+export async function deleteOptions(body: Buffer | undefined, contentType: string | undefined, query: URLSearchParams): Promise<DeleteOptions> {
   let opts: DeleteOptions = {};
   if (body && body.length > 0 && body.toString('utf8').trim() !== '') {
     const format = (contentType ?? '').includes('yaml') ? 'yaml' : 'json';
-    const value = decodeBody(body, format).value;
+    const value = (await decodeBody(body, format)).value;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('DeleteOptions must be a JSON object');
     opts = value as DeleteOptions;
   } else {

@@ -85,7 +85,7 @@ const SPEC_SCHEMAS: Record<Review, Schema> = {
 };
 
 /** The review's spec from a JSON, YAML or protobuf body. */
-function readSpec(review: Review, body: Buffer | undefined, contentType: string): ReviewSpec {
+async function readSpec(review: Review, body: Buffer | undefined, contentType: string, ctx: RequestContext): Promise<ReviewSpec> {
   if (!body || body.length === 0) return {};
   if (contentType.startsWith(PROTOBUF_CONTENT_TYPE)) {
     // Fixed-depth reads of known fields: nothing a client nests deeper is ever parsed.
@@ -95,7 +95,7 @@ function readSpec(review: Review, body: Buffer | undefined, contentType: string)
     return review === 'selfsubjectaccessreviews' ? specFromProto(raw) : {};
   }
   // Too deep, malformed or a duplicate-ridden body is a 400 here, as for any other object.
-  const { value } = decodeBody(body, bodyFormat(contentType));
+  const { value } = await decodeBody(body, bodyFormat(contentType), { context: ctx });
   // Wrong JSON types are a 400 naming the field (`spec.resourceAttributes.verb`); unknown fields go.
   const typed: Record<string, unknown> = isJsonMap(value) && value.spec !== undefined ? { spec: value.spec } : {};
   decodeTyped(typed, { type: 'object', properties: { spec: SPEC_SCHEMAS[review] } }, {});
@@ -128,15 +128,17 @@ export interface SelfReviewInput {
 
 export async function handleSelfReview(input: SelfReviewInput): Promise<void> {
   const { group, kind } = REVIEWS[input.review];
-  const spec = readSpec(input.review, input.body, input.contentType);
+  const spec = await readSpec(input.review, input.body, input.contentType, input.ctx);
   const user = input.ctx.user;
   let result: object;
   if (input.review === 'selfsubjectreviews') {
     // authentication/v1 UserInfo: uid, groups and extra are omitempty.
     result = { status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } } };
   } else if (input.review === 'selfsubjectrulesreviews') {
-    const rules = await input.authorizer.rulesFor(user, spec.namespace ?? '');
-    result = { spec: { namespace: spec.namespace ?? '' }, status: rules };
+    // kube's REST Create: the rules are always those of one namespace.
+    if (!spec.namespace) throw badRequest('no namespace on request');
+    const rules = await input.authorizer.rulesFor(user, spec.namespace);
+    result = { spec: { namespace: spec.namespace }, status: rules };
   } else {
     const attrs = accessAttributes(spec, user, input.clusterScopedGroups);
     const decision = await input.authorizer.authorize(attrs);

@@ -2,7 +2,7 @@
 // client certificate; 401 when nobody could be established. Public paths skip it. The
 // credential is removed from the request here and travels no further.
 
-import type { TLSSocket } from 'node:tls';
+import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { Logger } from '../../apimachinery/request-context.js';
 import { unauthorized } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
@@ -33,10 +33,17 @@ function tlsSocketOf(s: RequestState): TLSSocket {
   return (raw.stream?.session?.socket ?? raw.socket) as TLSSocket;
 }
 
+/** The client's certificate, then its issuers as far as Node knows them (the authenticator verifies). */
+function presentedChain(peer: DetailedPeerCertificate): Buffer[] {
+  const chain = [peer.raw];
+  for (let c = peer.issuerCertificate; c?.raw && chain.length < 10 && !chain.some((d) => d.equals(c.raw)); c = c.issuerCertificate) chain.push(c.raw);
+  return chain;
+}
+
 async function authenticate(o: AuthenticationOptions, s: RequestState): Promise<void> {
   const socket = o.clientCertificates ? tlsSocketOf(s) : undefined;
-  const peer = socket && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
-  const clientCertificate = peer?.raw ? { der: peer.raw, verified: socket!.authorized, error: socket!.authorizationError?.message } : undefined;
+  const peer = socket && typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate(true) : undefined;
+  const clientCertificate = peer?.raw ? { chain: presentedChain(peer) } : undefined;
   const result = await o.authenticator.authenticate({ headers: s.req.headers, clientCertificate });
   delete s.req.headers.authorization;
   if (result.kind === 'error') o.logger.debug({ reason: result.message }, 'authentication failed');

@@ -8,7 +8,7 @@ import { writeBody } from '../response-writer.js';
 import { respondObject } from './respond.js';
 
 export async function handleDelete(input: HandlerInput): Promise<void> {
-  const opts = deleteOptions(input.body, header(input.req, 'content-type'), input.query);
+  const opts = await deleteOptions(input.body, header(input.req, 'content-type'), input.query);
   input.ctx.dryRun = (opts.dryRun ?? []).length > 0;
   const out = await input.storage.delete(input.ctx, input.name, opts);
   if (!out.deleted) {

@@ -15,11 +15,11 @@ export async function handlePatch(input: HandlerInput): Promise<void> {
   input.ctx.dryRun = q.dryRun;
   const def = input.definition;
   if (type === APPLY_PATCH) {
-    const config = parseApplyConfig(input.body, q.fieldValidation, input.ctx.warnings);
+    const config = await parseApplyConfig(input.body, q.fieldValidation, input.ctx.warnings, input.ctx);
     const out = await input.storage.apply(input.ctx, input.name, config, { fieldManager: q.fieldManager, force: q.force });
     return respondObject(input, out.created ? 201 : 200, out.object);
   }
-  const patch = parsePatch(type, input.body);
+  const patch = await parsePatch(type, input.body);
   const out = await input.storage.update(
     input.ctx,
     input.name,

@@ -9,7 +9,7 @@ import { respondObject } from './respond.js';
 export async function handleUpdate(input: HandlerInput): Promise<void> {
   const q = writeQuery(input.query, header(input.req, 'user-agent'), 'UpdateOptions');
   input.ctx.dryRun = q.dryRun;
-  const obj = decodeObjectBody(input.definition, input.body, header(input.req, 'content-type'), q.fieldValidation, input.ctx.warnings);
+  const obj = await decodeObjectBody(input.definition, input.body, header(input.req, 'content-type'), q.fieldValidation, input.ctx.warnings, input.ctx);
   const bodyName = obj.metadata.name ?? '';
   if (bodyName && bodyName !== input.name) {
     throw nameMismatch(bodyName, input.name);
