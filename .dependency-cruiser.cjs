@@ -38,9 +38,16 @@ module.exports = {
     layer('lifecycle', ['apimachinery', 'storage', 'http', 'metrics']),
     // Client-side commands: talk to a server over HTTPS; only pure helpers from below. The
     // `snapshot` commands work on the SQLite file itself: storage's snapshot modules, nothing else.
-    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/sqlite/snapshot-[a-z-]+\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
+    // `version` reads src/version.ts (a leaf: the build's stamp and the /version document).
+    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/sqlite/snapshot-[a-z-]+\\.ts$', '^src/version\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
     // `migrate` moves the store itself between backends: it reads and writes storage directly.
     layer('cli/migrate', ['apimachinery', 'storage']),
+    // The test server for test authors (`platform-apiserver/testing`): composition-level, it builds
+    // the server as main does (config/build-server.ts), and nothing else in src/ imports it.
+    layer('testing', ['config']),
+    { name: 'nothing-imports-testing', severity: 'error', from: { path: '^src/', pathNot: '^src/testing/' }, to: { path: '^src/testing/' } },
+    // src/version.ts (the build's stamp, the /version document) is a leaf the commands read too.
+    { name: 'version-is-a-leaf', severity: 'error', from: { path: '^src/version\\.ts$' }, to: { path: '^src/' } },
     // Test-only code (conformance suites, fault injection) lives under test/ and never ships.
     { name: 'src-imports-no-test-code', severity: 'error', from: { path: '^src/' }, to: { path: '^test/' } },
     { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The binary: parse the flags (or dispatch a subcommand), build the server
-// (src/config/build-server.ts), listen, announce readiness (the kubeconfig exists only once
-// connections are accepted) and stop gracefully on a signal.
+// The binary: parse the flags (or dispatch a subcommand), check the listen address, build the
+// server (src/config/build-server.ts), listen, announce readiness (the kubeconfig exists only once
+// connections are accepted) and stop gracefully on a signal. A start-up failure is one line naming
+// what to change (src/config/start-up-errors.ts): exit 1, or 2 for a usage mistake.
 
 import { CommanderError } from 'commander';
 import { mkdirSync } from 'node:fs';
@@ -11,8 +12,10 @@ import { pino } from 'pino';
 import { buildServer } from './config/build-server.js';
 import { parseFlags, type ServerConfig } from './config/flags.js';
 import { writeAdminKubeconfig } from './config/kubeconfig.js';
+import { checkListenAddress, listenFailure, startupFailureLine } from './config/start-up-errors.js';
+import { usageMessage } from './cli/usage-message.js';
 import { installShutdown, type Shutdown } from './lifecycle/shutdown.js';
-import { SERVER_VERSION } from './version.js';
+import { versionText } from './version.js';
 
 /**
  * Start-up phases, in ms since the process started (performance.now()'s origin), logged at
@@ -27,7 +30,7 @@ phase('modules loaded');
 /** How long the ready line waits for the controllers' first sync. */
 const CONTROLLERS_START_WAIT_MS = 10_000;
 
-/** `platform-apiserver trust-anchors|snapshot|migrate …`: a client-side command (src/cli/dispatch.ts), not the server. */
+/** `platform-apiserver trust-anchors|snapshot|migrate|version …`: a client-side command (src/cli/dispatch.ts), not the server. */
 async function runSubcommand(argv: readonly string[]): Promise<boolean> {
   const { runCommand } = await import('./cli/dispatch.js');
   const code = await runCommand(argv);
@@ -43,16 +46,23 @@ function urlHost(bindAddress: string): string {
   return isIPv6(bindAddress) ? `[${bindAddress}]` : bindAddress;
 }
 
+/** The configuration the failing start-up was given, for naming its flags (unset while parsing). */
+let config: ServerConfig | undefined;
+
 async function main(): Promise<void> {
-  if (await runSubcommand(process.argv.slice(2))) return;
-  let config: ServerConfig;
+  const argv = process.argv.slice(2);
+  if (await runSubcommand(argv)) return;
   try {
-    config = parseFlags(process.argv.slice(2), SERVER_VERSION);
+    // `platform-apiserver help` is --help (`help <command>` is the command's, in dispatch).
+    config = parseFlags(argv.length === 1 && argv[0] === 'help' ? ['--help'] : argv, versionText());
   } catch (err) {
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) process.exit(0);
-    process.stderr.write(`platform-apiserver: ${err instanceof Error ? err.message.replace(/^error: /, '') : String(err)}\n`);
+    process.stderr.write(`platform-apiserver: ${usageMessage(err)}\n`);
     process.exit(2);
   }
+  // Before anything is written: a taken port must not leave a new data dir behind.
+  await checkListenAddress(config.bindAddress, config.securePort);
+  phase('listen address checked');
   const logger = pino({ level: config.logLevel, base: { component: 'platform-apiserver' } }, pino.destination(2));
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
 
@@ -68,7 +78,9 @@ async function main(): Promise<void> {
     stopServing: () => built.server.close(),
     release: () => built.release(),
   });
-  const { port } = await built.server.listen(config.bindAddress, config.securePort);
+  const { port } = await built.server.listen(config.bindAddress, config.securePort).catch((err: unknown) => {
+    throw listenFailure(err, config!.bindAddress, config!.securePort) ?? err;
+  });
   phase('listening');
   // On a reachable store the default ServiceCIDR exists before the ready line (a client's first
   // `kubectl get` sees it); on an unreachable one the server announces itself not ready instead.
@@ -82,6 +94,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`platform-apiserver: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`platform-apiserver: ${startupFailureLine(err, config)}\n`);
   process.exit(1);
 });

@@ -50,7 +50,8 @@ import { buildExternalAuthenticators } from './authn-wiring.js';
 import { buildAuthorization } from './authorizer-chain.js';
 import { ensureServingCertificates } from './certificates.js';
 import type { ServerConfig } from './flags.js';
-import { watchServingFiles, type ServingFilesWatch } from './serving-files.js';
+import { checkCABundle, checkPair, watchServingFiles, type ServingFilesWatch } from './serving-files.js';
+import { readingFlagFile } from './start-up-errors.js';
 
 export interface BuildOptions {
   logger: Logger;
@@ -210,24 +211,39 @@ function servingFileChecks(config: ServerConfig, watch: () => ServingFilesWatch 
 
 /** The authenticators in kube's order: static and admin tokens, client certificates, service accounts, then OIDC/JWT and the webhook. */
 async function buildAuthenticators(config: ServerConfig, adminToken: string): Promise<Authenticator[]> {
-  const tokens = config.tokenAuthFile ? loadTokenFile(config.tokenAuthFile) : new Map<string, UserInfo>();
+  const file = config.tokenAuthFile;
+  const tokens = file ? await readingFlagFile('--token-auth-file', file, () => loadTokenFile(file)) : new Map<string, UserInfo>();
   tokens.set(adminToken, { ...ADMIN, uid: 'admin' });
   const authenticators: Authenticator[] = [new TokenAuthenticator(tokens)];
   if (config.clientCAFile) authenticators.push(new X509Authenticator());
   if (config.serviceAccountKeyFiles.length) {
     // Loaded only when configured: jose costs tens of milliseconds of every start otherwise.
     const { loadServiceAccountKeys, ServiceAccountAuthenticator } = await import('../auth/service-account-authenticator.js');
-    const keys = loadServiceAccountKeys(config.serviceAccountKeyFiles);
+    const keys = (await Promise.all(config.serviceAccountKeyFiles.map((f) => readingFlagFile('--service-account-key-file', f, () => loadServiceAccountKeys([f]))))).flat();
     authenticators.push(new ServiceAccountAuthenticator({ keys, issuers: config.serviceAccountIssuers, audiences: config.apiAudiences }));
   }
   return authenticators;
 }
 
-/** The serving certificate and key: the given files, or ones generated (and reused) in the data dir. */
+/** The serving certificate and key: the given files (checked: a pair that matches), or ones generated (and reused) in the data dir. */
 async function servingMaterial(config: ServerConfig): Promise<{ certPem: string; keyPem: string; caCertPem: string }> {
-  if (!config.tlsCertFile) return ensureServingCertificates({ dir: config.dataDir, hosts: [config.bindAddress] });
-  const certPem = readFileSync(config.tlsCertFile, 'utf8');
-  return { certPem, keyPem: readFileSync(config.tlsPrivateKeyFile!, 'utf8'), caCertPem: certPem };
+  const certFile = config.tlsCertFile;
+  const keyFile = config.tlsPrivateKeyFile!;
+  if (!certFile) return ensureServingCertificates({ dir: config.dataDir, hosts: [config.bindAddress] });
+  const certPem = await readingFlagFile('--tls-cert-file', certFile, () => readFileSync(certFile, 'utf8'));
+  const keyPem = await readingFlagFile('--tls-private-key-file', keyFile, () => readFileSync(keyFile, 'utf8'));
+  await readingFlagFile('--tls-cert-file', certFile, () => checkPair(certPem, keyPem));
+  return { certPem, keyPem, caCertPem: certPem };
+}
+
+/** --client-ca-file's bundle, checked as a reload checks it (at least one whole certificate). */
+async function clientCA(file: string | undefined): Promise<string | undefined> {
+  if (!file) return undefined;
+  return readingFlagFile('--client-ca-file', file, () => {
+    const pem = readFileSync(file, 'utf8');
+    checkCABundle(pem);
+    return pem;
+  });
 }
 
 export async function buildServer(config: ServerConfig, options: BuildOptions): Promise<BuiltServer> {
@@ -269,7 +285,9 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     phase('watch caches filled');
     const snapshots = startSnapshots(config, logger, metrics.snapshots);
     started.push(() => snapshots?.stop());
-    const policy = loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }), (onChange) => followFiles({ paths: [config.authorizationPolicyFile!], onChange }));
+    const policy = await readingFlagFile('--authorization-policy-file', config.authorizationPolicyFile ?? '', () =>
+      loadPolicySource(config.authorizationPolicyFile, logger.child({ component: 'rbac' }), (onChange) => followFiles({ paths: [config.authorizationPolicyFile!], onChange })),
+    );
     started.push(() => policy.close());
     // system:masters may do everything, then the configured modes in order (RBAC by default: the
     // bootstrap roles apply to everyone, and the policy file adds to them).
@@ -283,7 +301,7 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     const external = await buildExternalAuthenticators(config, logger, metrics.authn);
     started.push(() => external.close());
     authenticators.push(...external.authenticators);
-    const clientCAPem = config.clientCAFile ? readFileSync(config.clientCAFile, 'utf8') : undefined;
+    const clientCAPem = await clientCA(config.clientCAFile);
     // Client certificates are verified per request against the bundle in force (kube's x509 authenticator).
     const x509 = authenticators.find((a): a is X509Authenticator => a instanceof X509Authenticator);
     x509?.setClientCA(clientCAPem);
@@ -291,9 +309,9 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     const tls = await servingMaterial(config);
     phase('certificates ready');
 
-    const audit = config.auditLogPath
-      ? new AuditLog(config.auditLogPath, config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : METADATA_FOR_ALL, metrics.audit)
-      : undefined;
+    const auditPolicyFile = config.auditPolicyFile;
+    const auditPolicy = config.auditLogPath && auditPolicyFile ? await readingFlagFile('--audit-policy-file', auditPolicyFile, () => loadAuditPolicy(auditPolicyFile)) : METADATA_FOR_ALL;
+    const audit = config.auditLogPath ? new AuditLog(config.auditLogPath, auditPolicy, metrics.audit) : undefined;
     started.push(() => audit?.close());
 
     // Controllers start beside the server, never before it: with storage out of reach they keep

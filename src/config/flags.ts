@@ -1,6 +1,6 @@
 // The server's configuration, parsed once from kube-apiserver-style flags.
 
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { parseGoDuration } from '../apimachinery/go-duration.js';
 import { CONTROLLER_NAMES } from '../controllers/start-controllers.js';
@@ -8,7 +8,7 @@ import { parseServiceClusterIPRange, resolveControllers } from './service-ip-ran
 import { addAuthenticationFlags, authenticationFlagsConfig, type AuthenticationFlagsConfig } from './authn-flags.js';
 import { AUTHORIZATION_MODES, resolveAuthorization, type AuthorizationConfig } from './authorization-options.js';
 import { resolveTls, type TlsOptions } from './tls-options.js';
-import { COMMANDS } from '../cli/dispatch.js';
+import { COMMANDS, unknownCommandMessage } from '../cli/dispatch.js';
 import { SQLITE_FILE_NAME } from '../storage/sqlite/snapshot-format.js';
 import { checkCronExpression } from '../storage/sqlite/snapshot-schedule.js';
 
@@ -125,12 +125,13 @@ const positive = (v: string): number => {
 
 /**
  * The server's command line: every flag with its description and default. parseFlags parses
- * with it, and scripts/gen-flags-doc.ts generates docs/flags.md from it.
+ * with it, and scripts/gen-flags-doc.ts generates docs/flags.md from it. `version` is what
+ * --version prints (src/version.ts's versionText()).
  */
 export function serverCommand(version: string): Command {
   const program = new Command('platform-apiserver')
     .description('A Kubernetes-style API server for ClusterTrustBundle and ServiceCIDR')
-    .version(version)
+    .version(version, '-V, --version', 'print the version, git commit and build date')
     .option('--data-dir <dir>', 'database, generated certificates, admin token and kubeconfig', './data')
     .option('--bind-address <address>', 'address to listen on', '127.0.0.1')
     .option('--secure-port <port>', 'HTTPS port (0 picks a free one)', port, 6443)
@@ -184,7 +185,14 @@ export function serverCommand(version: string): Command {
 
 export function parseFlags(argv: readonly string[], version: string): ServerConfig {
   const program = serverCommand(version);
-  program.parse(argv as string[], { from: 'user' });
+  try {
+    program.parse(argv as string[], { from: 'user' });
+  } catch (err) {
+    // The server takes no operands: a word among the flags is a mistyped command (or a value
+    // without its flag), told as commander tells an unknown command, with the nearest one.
+    if (err instanceof CommanderError && err.code === 'commander.excessArguments') throw new CommanderError(2, 'commander.unknownCommand', unknownCommandMessage(program.args[0] ?? ''));
+    throw err;
+  }
   const o = program.opts<Record<string, string | number | string[] | undefined>>();
   const dataDir = resolve(String(o.dataDir));
   const backend = String(o.storageBackend);

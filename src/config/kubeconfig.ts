@@ -1,10 +1,10 @@
-// The admin kubeconfig: server URL, the CA embedded, a bearer token. Written atomically, 0600.
+// The admin kubeconfig: server URL, the CA embedded, a bearer token. Written atomically, 0600;
+// kubeconfigYaml is the same text for a caller that keeps it in memory (src/testing/).
 
 import { renameSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 
 export interface KubeconfigOptions {
-  path: string;
   server: string;
   caCertPem: string;
   token: string;
@@ -12,7 +12,7 @@ export interface KubeconfigOptions {
   contextName?: string;
 }
 
-export function writeAdminKubeconfig(opts: KubeconfigOptions): void {
+export function kubeconfigYaml(opts: KubeconfigOptions): string {
   const context = opts.contextName ?? 'platform-apiserver';
   const user = opts.user ?? 'admin';
   const config = {
@@ -24,7 +24,11 @@ export function writeAdminKubeconfig(opts: KubeconfigOptions): void {
     'current-context': context,
     preferences: {},
   };
+  return stringify(config);
+}
+
+export function writeAdminKubeconfig(opts: KubeconfigOptions & { path: string }): void {
   const tmp = `${opts.path}.${process.pid}.tmp`;
-  writeFileSync(tmp, stringify(config), { mode: 0o600 });
+  writeFileSync(tmp, kubeconfigYaml(opts), { mode: 0o600 });
   renameSync(tmp, opts.path);
 }

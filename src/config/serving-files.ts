@@ -30,7 +30,7 @@ export interface ServingFilesWatch {
 }
 
 /** A serving pair that matches, or throws saying what is wrong. */
-function checkPair(certPem: string, keyPem: string): void {
+export function checkPair(certPem: string, keyPem: string): void {
   const cert = new X509Certificate(certPem);
   const key = createPrivateKey(keyPem);
   if (!cert.checkPrivateKey(key)) throw new Error('the private key does not match the certificate');

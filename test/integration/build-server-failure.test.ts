@@ -19,7 +19,7 @@ test('a build that fails after opening the store releases it; the next build on 
   try {
     await assert.rejects(
       buildServer(flags('--tls-cert-file', join(dataDir, 'missing.crt'), '--tls-private-key-file', join(dataDir, 'missing.key')), { logger }),
-      /ENOENT/,
+      /--tls-cert-file \S+missing\.crt: no such file or directory/,
     );
     const built = await buildServer(flags(), { logger });
     await built.release();

@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureServingCertificates } from '../../src/config/certificates.js';
+import { KUBERNETES_VERSION } from '../../src/version.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 
@@ -47,7 +48,7 @@ describe('request observer', () => {
       authorizer,
       tls: { certPem, keyPem },
       logger: silentLogger,
-      version: { major: '1', minor: '33', gitVersion: 'v1.33.0' },
+      version: KUBERNETES_VERSION,
       observer,
     });
     ({ port } = await server.listen('127.0.0.1', 0));

@@ -17,12 +17,6 @@ export interface Filters {
   labelSelector?: string;
 }
 
-export function loadKubeConfig(path: string): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromFile(path);
-  return kc;
-}
-
 /** The message of a failed request: the server's Status message when there is one. */
 export function errorMessage(err: unknown): string {
   if (err instanceof k8s.ApiException) {

@@ -42,10 +42,21 @@ function serverAddressOf(req: HttpRequest): string {
   return `${host.includes(':') ? `[${host}]` : host}:${socket.localPort ?? 443}`;
 }
 
+/** kube's version.Info (apimachinery/pkg/version), served as /version in its field order; made by src/version.ts. */
 export interface VersionInfo {
   major: string;
   minor: string;
+  emulationMajor: string;
+  emulationMinor: string;
+  minCompatibilityMajor: string;
+  minCompatibilityMinor: string;
   gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
 }
 
 export interface NonResourceOptions {
@@ -90,7 +101,7 @@ export class NonResourceRoutes {
     const json = (body: unknown) => writeBody(reply, 200, body, { format: { kind: 'json' }, pretty });
     const getOnly = path === '/version' || path === '/version/' || (parts[0] === 'api' && parts.length === 1) || isCoreV1(parts);
     if (getOnly && req.method !== 'GET') throw methodNotAllowed();
-    if (path === '/version' || path === '/version/') return json(this.versionInfo());
+    if (path === '/version' || path === '/version/') return json(this.opts.version);
     if (HEALTH_ENDPOINTS.has(parts[0] ?? '')) return this.health(reply, parts[0] as HealthEndpoint, parts.slice(1).join('/'), query);
     if (parts[0] === 'metrics' && parts.length === 1 && this.opts.metrics) return this.metrics(reply, this.opts.metrics);
     if (parts.length === 0) return json({ paths: this.rootPaths() });
@@ -99,20 +110,6 @@ export class NonResourceRoutes {
     if (parts[0] === 'apis') return this.apis(req, reply, parts, pretty);
     if (parts[0] === 'openapi') return this.openapi(req, reply, parts, query);
     throw pathNotFound();
-  }
-
-  private versionInfo(): object {
-    return {
-      major: this.opts.version.major,
-      minor: this.opts.version.minor,
-      gitVersion: this.opts.version.gitVersion,
-      gitCommit: '',
-      gitTreeState: 'clean',
-      buildDate: '1970-01-01T00:00:00Z',
-      goVersion: `node${process.versions.node}`,
-      compiler: 'tsc',
-      platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
-    };
   }
 
   private async health(reply: HttpReply, endpoint: HealthEndpoint, checkPath: string, query: URLSearchParams): Promise<void> {

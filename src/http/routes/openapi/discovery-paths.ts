@@ -81,7 +81,7 @@ export const discoverySchemas: SchemaRegistry = {
     type: 'object',
     description: 'The version of the server.',
     required: ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'],
-    properties: Object.fromEntries(['buildDate', 'compiler', 'gitCommit', 'gitTreeState', 'gitVersion', 'goVersion', 'major', 'minor', 'platform'].map((k) => [k, str(k)])),
+    properties: Object.fromEntries(['buildDate', 'compiler', 'emulationMajor', 'emulationMinor', 'gitCommit', 'gitTreeState', 'gitVersion', 'goVersion', 'major', 'minCompatibilityMajor', 'minCompatibilityMinor', 'minor', 'platform'].map((k) => [k, str(k)])),
   },
 };
 
