@@ -35,6 +35,8 @@ import { allResources } from '../resources/all.js';
 import { earliestExpiry } from '../resources/clustertrustbundles/expiry.js';
 import { clusterTrustBundles } from '../resources/clustertrustbundles/index.js';
 import { serviceCIDRs } from '../resources/servicecidrs/index.js';
+import { ipAddresses } from '../resources/ipaddresses/index.js';
+import { coreEvents } from '../resources/events/index.js';
 import { startCompactor, type Compactor } from '../storage/compactor.js';
 import type { EtcdHealth } from '../storage/etcd/etcd-health.js';
 import { MemoryStore } from '../storage/sqlite/memory-store.js';
@@ -181,6 +183,9 @@ function runControllers(config: ServerConfig, caches: ReadonlyMap<string, WatchC
     // Always on (not one of --controllers): it only reads, and feeds the expiry gauge.
     trustBundleExpiry: { source: registryStores(clusterTrustBundles, cacheOf(caches, clusterTrustBundles), []).main, earliestExpiry, observer: expiryObserver },
     serviceCIDRs: { main: cidrs.main, status: cidrs.status! },
+    ipAddresses: registryStores(ipAddresses, cacheOf(caches, ipAddresses), []).main,
+    events: registryStores(coreEvents, cacheOf(caches, coreEvents), []).main,
+    eventTTLMs: config.eventTTLMs,
     serviceClusterIPRanges: config.serviceClusterIPRanges,
     enabled: config.controllers,
     logger: logger.child({ component: 'controllers' }),
