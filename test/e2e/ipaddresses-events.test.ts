@@ -85,6 +85,7 @@ for (const backend of backends) {
           "spec.parentRef.name: Invalid value: \"a/b\": may not contain '/'",
         ],
       );
+      const watch = watchEvents(s, `${IP}?watch=true&fieldSelector=metadata.name%3D10.0.0.2&timeoutSeconds=20`, 3);
       const created = await s.request('POST', IP, { body: ipAddress('10.0.0.2') });
       assert.equal(created.status, 201, created.text);
       const changed = await s.request('PUT', `${IP}/10.0.0.2`, { body: { ...created.json, spec: { parentRef: { resource: 'services', namespace: 'default', name: 'other' } } } });
@@ -106,6 +107,7 @@ for (const backend of backends) {
       assert.equal(unknown.json.message, '"spec.parentRef.name" is not a known field selector: only "metadata.name", "metadata.namespace"');
       assert.equal((await s.request('GET', `/apis/networking.platform.io/v1/namespaces/default/ipaddresses`)).status, 404);
       for (const ip of ['10.0.0.2', 'fd00::5', '10.0.0.3']) assert.equal((await s.request('DELETE', `${IP}/${ip}`)).status, 200);
+      assert.deepEqual((await watch).events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED 10.0.0.2', 'MODIFIED 10.0.0.2', 'DELETED 10.0.0.2']);
     });
 
     test('Events: both versions over the same objects, namespaced paths, field selectors, Tables', async () => {

@@ -27,6 +27,21 @@ metadata: {name: eve-writes-events, namespace: default}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: event-writer}
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: eve}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: ip-reader}
+rules:
+- apiGroups: [networking.platform.io]
+  resources: [ipaddresses]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: eve-reads-ips}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ip-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: eve}
 `;
 
 const event = (name: string) => ({ apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: { kind: 'ServiceCIDR', name: 'kubernetes', apiVersion: 'networking.platform.io/v1' }, reason: 'R', message: 'm', type: 'Normal' });
@@ -61,6 +76,15 @@ describe('namespaced authorization and audit', () => {
     const del = await s.request('DELETE', '/api/v1/namespaces/default/events/by-eve', eve);
     assert.equal(del.status, 403);
     assert.equal(del.json.message, 'events "by-eve" is forbidden: User "eve" cannot delete resource "events" in API group "" in the namespace "default"');
+  });
+
+  test('IPAddresses are authorized at the cluster scope', async () => {
+    const eve = { token: 'eve-token' };
+    assert.equal((await s.request('GET', '/apis/networking.platform.io/v1/ipaddresses', eve)).status, 200);
+    const body = { apiVersion: 'networking.platform.io/v1', kind: 'IPAddress', metadata: { name: '10.0.0.9' }, spec: { parentRef: { resource: 'services', name: 'x' } } };
+    const create = await s.request('POST', '/apis/networking.platform.io/v1/ipaddresses', { ...eve, body });
+    assert.equal(create.status, 403);
+    assert.equal(create.json.message, 'ipaddresses.networking.platform.io is forbidden: User "eve" cannot create resource "ipaddresses" in API group "networking.platform.io" at the cluster scope');
   });
 
   test('kubectl auth can-i keeps the namespace of a namespaced resource', { skip: !kubectl133 }, async () => {
