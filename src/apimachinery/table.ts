@@ -14,6 +14,8 @@ export interface TableColumnDefinition {
 /** A column plus how to compute its cell (structurally the registry's TableColumn). */
 export interface TableColumnSource<T> extends TableColumnDefinition {
   cell(obj: T, now: Date): string | number | boolean | null;
+  /** A cell kube's printer adds without declaring its column (IPAddress's Age): in rows only. */
+  undeclared?: boolean;
 }
 
 export interface TableRow {
@@ -57,7 +59,7 @@ export function buildTable<T extends KubeObject>(columns: readonly TableColumnSo
     metadata: opts.listMeta ?? {},
     columnDefinitions: opts.omitColumnDefinitions
       ? null
-      : columns.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
+      : columns.filter((c) => !c.undeclared).map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
     rows: objects.map((obj) => {
       const row: TableRow = { cells: columns.map((c) => c.cell(obj, opts.now)) };
       const object = rowObject(obj, opts.includeObject, opts.apiVersion);

@@ -35,6 +35,8 @@ import { allResources } from '../resources/all.js';
 import { earliestExpiry } from '../resources/clustertrustbundles/expiry.js';
 import { clusterTrustBundles } from '../resources/clustertrustbundles/index.js';
 import { serviceCIDRs } from '../resources/servicecidrs/index.js';
+import { ipAddresses } from '../resources/ipaddresses/index.js';
+import { coreEvents } from '../resources/events/index.js';
 import { startCompactor, type Compactor } from '../storage/compactor.js';
 import type { EtcdHealth } from '../storage/etcd/etcd-health.js';
 import { MemoryStore } from '../storage/sqlite/memory-store.js';
@@ -109,13 +111,19 @@ async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
 }
 
 /**
- * One watch cache per kind, by plural: lists and watches are served from memory, fed by one store
+ * The kinds that own their storage (a kind stored as another, events.k8s.io's Event, shares that
+ * kind's prefix, watch cache and metrics).
+ */
+const storedResourceDefs = allResources.filter((d) => !d.storedAs);
+
+/**
+ * One watch cache per stored kind, by key prefix: lists and watches are served from memory, fed by one store
  * watch (reported as the cache's feed to the observer). A store that cannot be reached now does
  * not stop the server: the caches start not ready (reported by /readyz) and keep re-trying with backoff.
  */
 async function startCaches(config: ServerConfig, storage: RevisionedStore, logger: Logger, observer: StorageObserver): Promise<ReadonlyMap<string, WatchCache>> {
   const caches = await Promise.all(
-    allResources.map((definition) =>
+    storedResourceDefs.map((definition) =>
       WatchCache.start({
         store: watchedStore(storage, observer, storageResourceLabel(definition), 'cache'),
         prefix: keyPrefixOf(definition),
@@ -129,20 +137,20 @@ async function startCaches(config: ServerConfig, storage: RevisionedStore, logge
       }),
     ),
   );
-  return new Map(allResources.map((d, i) => [d.plural, caches[i]!]));
+  return new Map(storedResourceDefs.map((d, i) => [keyPrefixOf(d), caches[i]!]));
 }
 
-/** The watch cache of one kind (every served kind has one: startCaches makes them from allResources). */
-function cacheOf(caches: ReadonlyMap<string, WatchCache>, definition: { plural: string }): WatchCache {
-  const cache = caches.get(definition.plural);
+/** The watch cache of one kind's storage (every served kind has one: startCaches makes them by prefix). */
+function cacheOf(caches: ReadonlyMap<string, WatchCache>, definition: ResourceDefinition): WatchCache {
+  const cache = caches.get(keyPrefixOf(definition));
   if (!cache) throw new Error(`no watch cache for ${definition.plural}`);
   return cache;
 }
 
 /** What metrics know of the stored and served resources: label values outside these collapse to fixed ones. */
-const storedResources: MetricsResource[] = allResources.map((d) => ({ group: d.group, version: d.version, kind: d.kind, plural: d.plural, subresources: d.subresources.map((s) => s.name) }));
+const storedResources: MetricsResource[] = storedResourceDefs.map((d) => ({ group: d.group, version: d.version, kind: d.kind, plural: d.plural, subresources: d.subresources.map((s) => s.name) }));
 const servedResources: MetricsResource[] = [
-  ...storedResources,
+  ...allResources.map((d) => ({ group: d.group, version: d.version, kind: d.kind, plural: d.plural, subresources: d.subresources.map((s) => s.name) })),
   ...selfReviewDiscovery.map((d) => ({ group: d.group, version: d.version, kind: d.kind, plural: d.plural, subresources: [] })),
 ];
 
@@ -158,7 +166,7 @@ function registryStores<T extends KubeObject>(definition: ResourceDefinition<T>,
 function buildEndpoints(caches: ReadonlyMap<string, WatchCache>, admission: readonly AdmissionPlugin[], observer: StorageObserver, wrap: (s: RevisionedStore) => RevisionedStore): ResourceEndpoints[] {
   return allResources.map((definition) => {
     // Client watches are reported per resource (registered watchers, events sent).
-    const storage = wrap(watchedStore(cacheOf(caches, definition), observer, storageResourceLabel(definition), 'client'));
+    const storage = wrap(watchedStore(cacheOf(caches, definition), observer, storageResourceLabel(definition.storedAs?.definition ?? definition), 'client'));
     return { definition, ...registryStores(definition, storage, admission) };
   });
 }
@@ -176,6 +184,9 @@ function runControllers(config: ServerConfig, caches: ReadonlyMap<string, WatchC
     // Always on (not one of --controllers): it only reads, and feeds the expiry gauge.
     trustBundleExpiry: { source: registryStores(clusterTrustBundles, cacheOf(caches, clusterTrustBundles), []).main, earliestExpiry, observer: expiryObserver },
     serviceCIDRs: { main: cidrs.main, status: cidrs.status! },
+    ipAddresses: registryStores(ipAddresses, cacheOf(caches, ipAddresses), []).main,
+    events: registryStores(coreEvents, cacheOf(caches, coreEvents), []).main,
+    eventTTLMs: config.eventTTLMs,
     serviceClusterIPRanges: config.serviceClusterIPRanges,
     enabled: config.controllers,
     logger: logger.child({ component: 'controllers' }),
@@ -254,7 +265,7 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     resources: servedResources,
     stored: storedResources,
     countObjects: (label) => {
-      const definition = allResources.find((d) => storageResourceLabel(d) === label)!;
+      const definition = storedResourceDefs.find((d) => storageResourceLabel(d) === label)!;
       return cacheOf(caches, definition).count(keyPrefixOf(definition));
     },
   });
@@ -277,7 +288,7 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
 
   async function assemble(): Promise<BuiltServer> {
     // Every store request is timed (etcd_request_duration_seconds), whatever the backend.
-    const storage = timedStore(backend, metrics.storage, { prefixes: allResources.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
+    const storage = timedStore(backend, metrics.storage, { prefixes: storedResourceDefs.map((d) => ({ prefix: keyPrefixOf(d), type: storageResourceLabel(d) })), fallback: 'unknown' });
     const compactor = startCompaction(storage, (err) => logger.error({ err }, 'compaction failed'));
     started.push(() => compactor.stop());
     caches = await startCaches(config, storage, logger, metrics.storage);

@@ -62,6 +62,8 @@ export interface ServerConfig {
   snapshots?: SnapshotScheduleConfig;
   /** 0 disables periodic compaction. */
   compactionIntervalMs: number;
+  /** --event-ttl: events are deleted this long after their last write (0: never). */
+  eventTTLMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** --shutdown-delay-duration: /readyz fails this long before a stopping server stops serving. */
   shutdownDelayMs: number;
@@ -161,6 +163,7 @@ export function serverCommand(version: string): Command {
     .option('--audit-log-path <file>', 'append audit.k8s.io/v1 Event JSON lines here')
     .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy deciding what is audited (default with a log path: Metadata for everything)')
     .option('--etcd-compaction-interval <duration>', 'how often history older than one interval is compacted (0 disables)', '5m')
+    .option('--event-ttl <duration>', 'how long an event is kept after its last write (0: kept until deleted)', '1h0m0s')
     .option('--max-request-body-bytes <n>', 'largest accepted request body', positive, 3 * 1024 * 1024)
     .option('--log-level <level>', 'debug, info, warn, error or silent', 'info')
     .option('--shutdown-delay-duration <duration>', 'on SIGTERM, how long /readyz fails while the server keeps serving', '0s')
@@ -243,6 +246,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     auditPolicyFile: o.auditPolicyFile as string | undefined,
     maxRequestBodyBytes: Number(o.maxRequestBodyBytes),
     compactionIntervalMs: duration(String(o.etcdCompactionInterval), '--etcd-compaction-interval'),
+    eventTTLMs: duration(String(o.eventTtl), '--event-ttl'),
     logLevel: logLevel as ServerConfig['logLevel'],
     shutdownDelayMs: duration(String(o.shutdownDelayDuration), '--shutdown-delay-duration'),
     shutdownTimeoutMs: duration(String(o.shutdownTimeout), '--shutdown-timeout'),

@@ -4,10 +4,12 @@
 // - missing: create it from the flags (AlreadyExists is fine: another replica won the race);
 // - one CIDR stored, two configured, the first equal: upgrade it to dual-stack with an update;
 // - otherwise, status only: nothing while it is being deleted; a spec that differs from the
-//   flags is reported once (kube's KubernetesDefaultServiceCIDRInconsistent warning event;
-//   logged here, there is no Events API) and never overwritten; Ready=False set by someone else
-//   is reported once and left alone; no Ready condition (or Unknown) gets Ready=True with
+//   flags is reported once (kube's Warning event KubernetesDefaultServiceCIDRInconsistent) and
+//   never overwritten; Ready=False set by someone else is reported once (a Warning event with
+//   the condition's reason) and left alone; no Ready condition (or Unknown) gets Ready=True with
 //   message "Kubernetes default Service CIDR is ready" by server-side apply.
+// Failures to create, upgrade or set the status are Warning events KubernetesDefaultServiceCIDRError
+// with kube's messages; as in kube, only a failed create fails the sync (the 10 s loop tries again).
 // It never deletes the object and never touches its finalizer (the status controller does).
 
 import { cloneJson } from '../apimachinery/json-value.js';
@@ -28,6 +30,7 @@ import {
 } from './service-cidr-api.js';
 import { applyStatusCondition } from './service-cidr-status-controller.js';
 import { runWorker } from './worker.js';
+import type { EventRecorder } from './events/event-recorder.js';
 import { WorkQueue } from './work-queue.js';
 import type { BackoffOptions } from '../apimachinery/backoff.js';
 
@@ -41,6 +44,8 @@ export interface DefaultServiceCIDRControllerOptions {
   status: RestStorage<ServiceCIDRObject>;
   /** Canonical network CIDRs from --service-cluster-ip-range, primary first (it sets the default family). */
   cidrs: readonly string[];
+  /** Where kube's events are recorded. */
+  recorder?: EventRecorder;
   clock: Clock;
   logger: Logger;
   intervalMs?: number;
@@ -48,6 +53,12 @@ export interface DefaultServiceCIDRControllerOptions {
 }
 
 const sameList = (a: readonly string[] | undefined, b: readonly string[]): boolean => (a ?? []).length === b.length && b.every((x, i) => a![i] === x);
+
+/** Go's %v (and %s) of a []string: `[a b]`. */
+const goList = (xs: readonly string[] | undefined): string => `[${(xs ?? []).join(' ')}]`;
+
+/** A 409 is this controller's own optimistic check (a newer version exists): retried at once, not reported. */
+const isConflict = (err: unknown): boolean => isStatusError(err) && err.code === 409;
 
 export class DefaultServiceCIDRController {
   readonly informer: Informer<ServiceCIDRObject>;
@@ -130,6 +141,8 @@ export class DefaultServiceCIDRController {
       // Another replica created it first: the informer will bring it, and a sync with it.
       if (isStatusError(err) && err.status.reason === 'AlreadyExists') return;
       this.o.logger.warn({ err }, 'the default ServiceCIDR can not be created');
+      // kube reports it about the object client-go hands back from a failed create: an empty one.
+      this.o.recorder?.eventf({ apiVersion: SERVICE_CIDR_API_VERSION, kind: SERVICE_CIDR_KIND, metadata: {} }, 'Warning', 'KubernetesDefaultServiceCIDRError', 'The default ServiceCIDR can not be created');
       throw err;
     }
     await this.syncStatus(created);
@@ -143,8 +156,10 @@ export class DefaultServiceCIDRController {
         fieldManager: DEFAULT_CONTROLLER_NAME,
       });
     } catch (err) {
+      if (isConflict(err)) throw err;
       this.o.logger.warn({ err, cidrs: this.o.cidrs }, 'the default ServiceCIDR can not be upgraded to dual-stack');
-      throw err;
+      const message = `The default ServiceCIDR can not be upgraded from ${this.o.cidrs[0]} to dual stack ${goList(this.o.cidrs)} : ${err instanceof Error ? err.message : String(err)}`;
+      this.o.recorder?.eventf(existing, 'Warning', 'KubernetesDefaultServiceCIDRError', message);
     }
   }
 
@@ -155,9 +170,10 @@ export class DefaultServiceCIDRController {
       if (!this.reportedMismatch) {
         this.reportedMismatch = true;
         this.o.logger.warn(
-          { reason: 'KubernetesDefaultServiceCIDRInconsistent', serviceCIDR: obj.spec?.cidrs ?? [], flags: this.o.cidrs },
-          `The default ServiceCIDR ${JSON.stringify(obj.spec?.cidrs ?? [])} does not match the controller flag configurations ${JSON.stringify(this.o.cidrs)}; configure the flags to match it or delete it`,
+          { serviceCIDR: obj.spec?.cidrs ?? [], flags: this.o.cidrs },
+          `Inconsistent ServiceCIDR status for ${obj.metadata.name}, controller configuration: ${goList(this.o.cidrs)}, ServiceCIDR configuration: ${goList(obj.spec?.cidrs)}. Configure the flags to match current ServiceCIDR or manually delete it.`,
         );
+        this.o.recorder?.eventf(obj, 'Warning', 'KubernetesDefaultServiceCIDRInconsistent', `The default ServiceCIDR ${goList(obj.spec?.cidrs)} does not match the controller flag configurations ${goList(this.o.cidrs)}`);
       }
       return;
     }
@@ -165,17 +181,24 @@ export class DefaultServiceCIDRController {
     if (ready?.status === 'False') {
       if (!this.reportedNotReady) {
         this.reportedNotReady = true;
-        this.o.logger.warn({ reason: ready.reason, message: ready.message }, `Configuration matches, but ${ready.message}`);
+        this.o.logger.warn({ reason: ready.reason, message: ready.message }, "Default ServiceCIDR condition Ready is False, but controller configuration matches. Please validate your cluster's network configuration.");
+        this.o.recorder?.eventf(obj, 'Warning', ready.reason, `Configuration matches, but ${ready.message}`);
       }
       return;
     }
     if (ready?.status === 'True') return;
-    await applyStatusCondition(
-      this.o.status,
-      this.ctx,
-      obj,
-      { type: CONDITION_READY, status: 'True', lastTransitionTime: rfc3339(this.o.clock.now()), reason: '', message: DEFAULT_READY_MESSAGE },
-      DEFAULT_CONTROLLER_NAME,
-    );
+    try {
+      await applyStatusCondition(
+        this.o.status,
+        this.ctx,
+        obj,
+        { type: CONDITION_READY, status: 'True', lastTransitionTime: rfc3339(this.o.clock.now()), reason: '', message: DEFAULT_READY_MESSAGE },
+        DEFAULT_CONTROLLER_NAME,
+      );
+    } catch (err) {
+      if (isConflict(err)) throw err;
+      this.o.logger.info({ err }, 'error updating default ServiceCIDR status');
+      this.o.recorder?.eventf(obj, 'Warning', 'KubernetesDefaultServiceCIDRError', 'The default ServiceCIDR Status can not be set to Ready=True');
+    }
   }
 }

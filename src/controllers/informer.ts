@@ -31,6 +31,9 @@ export interface InformerOptions<T extends KubeObject> {
   maxBackoffMs?: number;
 }
 
+/** An object's key in the cache: `<namespace>/<name>`, or the name alone for a cluster-scoped one (client-go's MetaNamespaceKeyFunc). */
+export const objectKeyOf = (obj: KubeObject): string => (obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name!);
+
 /** Read-only objects: they may be shared with the watch cache and other readers. */
 export class Informer<T extends KubeObject> {
   private readonly items = new Map<string, T>();
@@ -56,8 +59,9 @@ export class Informer<T extends KubeObject> {
     await this.running;
   }
 
-  get(name: string): T | undefined {
-    return this.items.get(name);
+  /** The object of a key (objectKeyOf: the name of a cluster-scoped object). */
+  get(key: string): T | undefined {
+    return this.items.get(key);
   }
 
   list(): T[] {
@@ -116,9 +120,9 @@ export class Informer<T extends KubeObject> {
     if (this.stopped) return out.resourceVersion;
     const seen = new Set<string>();
     for (const obj of out.items) {
-      const name = obj.metadata.name!;
-      seen.add(name);
-      this.apply(name, obj);
+      const key = objectKeyOf(obj);
+      seen.add(key);
+      this.apply(key, obj);
     }
     for (const [name, old] of [...this.items]) {
       if (seen.has(name)) continue;
@@ -189,13 +193,13 @@ export class Informer<T extends KubeObject> {
             rv = e.resourceVersion;
             return true;
           }
-          const name = e.object.metadata.name!;
+          const key = objectKeyOf(e.object);
           rv = e.object.metadata.resourceVersion ?? rv;
           if (e.type === 'DELETED') {
-            const old = this.items.get(name) ?? e.object;
-            this.items.delete(name);
+            const old = this.items.get(key) ?? e.object;
+            this.items.delete(key);
             this.call(() => this.o.handlers.onDelete?.(old));
-          } else this.apply(name, e.object);
+          } else this.apply(key, e.object);
           return true;
         },
         end: (err) => finish(err),

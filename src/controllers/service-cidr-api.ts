@@ -10,6 +10,16 @@ export interface ServiceCIDRObject extends KubeObject {
   status?: { conditions?: Condition[] };
 }
 
+/** An IPAddress as the ServiceCIDR controller reads it (the name is the address). */
+export interface IPAddressObject extends KubeObject {
+  spec?: { parentRef?: { group?: string; resource?: string; namespace?: string; name?: string } | null };
+}
+
+/** kube's networking/v1 IPAddress labels (kept as kube names them) and its allocator's name. */
+export const LABEL_IP_FAMILY = 'ipaddress.kubernetes.io/ip-family';
+export const LABEL_MANAGED_BY = 'ipaddress.kubernetes.io/managed-by';
+export const IPALLOCATOR_MANAGER = 'ipallocator.k8s.io';
+
 export const SERVICE_CIDR_API_VERSION = 'networking.platform.io/v1';
 export const SERVICE_CIDR_KIND = 'ServiceCIDR';
 /** kube's `networking.k8s.io/service-cidr-finalizer` in our group (docs/api-compatibility.md, decision 1). */

@@ -7,6 +7,9 @@ import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serviceCIDRs } from '../resources/servicecidrs/index.js';
 import { silentLogger, type Logger } from '../apimachinery/request-context.js';
+import type { KubeObject } from '../apimachinery/object-meta.js';
+import { internal } from '../apimachinery/status-error.js';
+import type { EventRecorder } from './events/event-recorder.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { DefaultServiceCIDRController, DEFAULT_READY_MESSAGE } from './default-service-cidr-controller.js';
 import { SERVICE_CIDR_FINALIZER, type ServiceCIDRObject } from './service-cidr-api.js';
@@ -25,8 +28,8 @@ function statusController(f: ServiceCIDRFixture, extra: Partial<ConstructorParam
   return c;
 }
 
-function defaultController(f: ServiceCIDRFixture, cidrs: string[], logger: Logger = silentLogger) {
-  const c = new DefaultServiceCIDRController({ main: f.main, status: f.status, clock: f.clock, logger, cidrs });
+function defaultController(f: ServiceCIDRFixture, cidrs: string[], logger: Logger = silentLogger, recorder?: EventRecorder) {
+  const c = new DefaultServiceCIDRController({ main: f.main, status: f.status, clock: f.clock, logger, cidrs, recorder });
   stops.push(() => c.stop());
   return c;
 }
@@ -160,6 +163,19 @@ describe('ServiceCIDR status controller', () => {
   });
 });
 
+describe('ServiceCIDR status controller events', () => {
+  test('a Ready condition that can not be set is a KubernetesServiceCIDRError Warning, each retry counted by the recorder', async () => {
+    const f = serviceCIDRFixture(definition);
+    const events: string[] = [];
+    const failingStatus = Object.create(f.status, { apply: { value: () => Promise.reject(internal('etcd is down')) } });
+    const c = statusController(f, { status: failingStatus, recorder: { eventf: (o, type, reason, message) => void events.push(`${o.metadata.name} ${type} ${reason}: ${message}`) } });
+    await c.start();
+    await f.main.create(f.ctx, serviceCIDR('range', ['10.1.0.0/24']), { fieldManager: 'test' });
+    await eventually(() => events.length >= 2, 'reported on the first sync and its retry');
+    assert.equal(events[0], 'range Warning KubernetesServiceCIDRError: The ServiceCIDR Status can not be set to Ready=True');
+  });
+});
+
 describe('default ServiceCIDR controller', () => {
   test('creates `kubernetes` from the flags with Ready=True; the status controller then owns the message', async () => {
     const f = serviceCIDRFixture(definition);
@@ -176,18 +192,50 @@ describe('default ServiceCIDR controller', () => {
     assert.equal((await read(f, 'kubernetes')).metadata.resourceVersion, rv, 'no flapping between the two controllers');
   });
 
-  test('a `kubernetes` with other CIDRs is reported once and never overwritten', async () => {
+  test('a `kubernetes` with other CIDRs is reported once (kube\'s Warning event) and never overwritten', async () => {
     const f = serviceCIDRFixture(definition);
     await f.main.create(f.ctx, serviceCIDR('kubernetes', ['192.168.0.0/24']), { fieldManager: 'test' });
     const log = recordingLogger();
-    const d = defaultController(f, ['10.0.0.0/24'], log);
+    const events: string[] = [];
+    const recorder = { eventf: (o: KubeObject, type: string, reason: string, message: string) => void events.push(`${o.metadata.name} ${type} ${reason}: ${message}`) };
+    const d = defaultController(f, ['10.0.0.0/24'], log, recorder);
     await d.start();
     await d.initialized;
     await f.clock.advance(35_000);
     const obj = await read(f, 'kubernetes');
     assert.deepEqual(obj.spec, { cidrs: ['192.168.0.0/24'] });
     assert.equal(obj.status, undefined);
-    assert.deepEqual(log.warnings.filter((w) => w.includes('does not match')), ['The default ServiceCIDR ["192.168.0.0/24"] does not match the controller flag configurations ["10.0.0.0/24"]; configure the flags to match it or delete it']);
+    assert.deepEqual(events, ['kubernetes Warning KubernetesDefaultServiceCIDRInconsistent: The default ServiceCIDR [192.168.0.0/24] does not match the controller flag configurations [10.0.0.0/24]']);
+    assert.deepEqual(log.warnings.filter((w) => w.includes('Inconsistent')), [
+      'Inconsistent ServiceCIDR status for kubernetes, controller configuration: [10.0.0.0/24], ServiceCIDR configuration: [192.168.0.0/24]. Configure the flags to match current ServiceCIDR or manually delete it.',
+    ]);
+  });
+
+  test('Ready=False set by someone else is reported once with its reason; a status that can not be set is KubernetesDefaultServiceCIDRError', async () => {
+    const f = serviceCIDRFixture(definition);
+    await f.main.create(f.ctx, serviceCIDR('kubernetes', ['10.0.0.0/24']), { fieldManager: 'test' });
+    await f.status.update(
+      f.ctx,
+      'kubernetes',
+      (cur) => ({ ...cur!, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'NetworkBroken', message: 'the network is broken', lastTransitionTime: '2026-01-01T00:00:00Z' }] } }),
+      { fieldManager: 'test' },
+    );
+    const events: string[] = [];
+    const recorder = { eventf: (o: KubeObject, type: string, reason: string, message: string) => void events.push(`${o.metadata.name} ${type} ${reason}: ${message}`) };
+    const d = defaultController(f, ['10.0.0.0/24'], silentLogger, recorder);
+    await d.start();
+    await d.initialized;
+    await f.clock.advance(35_000);
+    assert.deepEqual(events, ['kubernetes Warning NetworkBroken: Configuration matches, but the network is broken']);
+
+    const f2 = serviceCIDRFixture(definition);
+    const events2: string[] = [];
+    const failingStatus = Object.create(f2.status, { apply: { value: () => Promise.reject(internal('etcd is down')) } });
+    const d2 = new DefaultServiceCIDRController({ main: f2.main, status: failingStatus, clock: f2.clock, logger: silentLogger, cidrs: ['10.0.0.0/24'], recorder: { eventf: (o, type, reason, message) => void events2.push(`${o.metadata.name} ${type} ${reason}: ${message}`) } });
+    stops.push(() => d2.stop());
+    await d2.start();
+    await d2.initialized;
+    assert.deepEqual(events2, ['kubernetes Warning KubernetesDefaultServiceCIDRError: The default ServiceCIDR Status can not be set to Ready=True']);
   });
 
   test('single-stack `kubernetes` is upgraded when the flags add a second family with the same primary', async () => {

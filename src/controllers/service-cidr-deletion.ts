@@ -1,17 +1,76 @@
-// The one decision "may this ServiceCIDR's range go now?", kept behind a single function so an
-// IP allocator can plug in later.
-//
-// kube-controller-manager answers yes when every CIDR of the object is also covered by another
-// ServiceCIDR (a larger or equal range elsewhere), or otherwise when no allocated IPAddress
-// (label managed-by=ipallocator.k8s.io) would be left with only this range containing it. This
-// server has no Services and so allocates no IPAddresses: both paths answer yes. An allocator
-// replaces `noAllocatedAddresses` with its own check.
+// The one decision "may this ServiceCIDR's range go now?", kube-controller-manager's
+// canDeleteCIDR (pkg/controller/servicecidrs): yes when every CIDR of the object is also
+// contained in another ServiceCIDR (a larger or the same range; kube counts one being deleted
+// too); otherwise no while any IPAddress the apiserver's allocator manages (label
+// `ipaddress.kubernetes.io/managed-by=ipallocator.k8s.io`) of that CIDR's family (label
+// `ipaddress.kubernetes.io/ip-family`) is contained by this ServiceCIDR alone (kube's
+// PrefixContainsIP: not the network address, nor an IPv4 broadcast address).
 
-import type { ServiceCIDRObject } from './service-cidr-api.js';
+import type { Logger } from '../apimachinery/request-context.js';
+import { containsPrefix, parseAddr, parsePrefix, prefixContainsIP, type Addr } from './net-prefix.js';
+import { IPALLOCATOR_MANAGER, LABEL_IP_FAMILY, LABEL_MANAGED_BY, type IPAddressObject, type ServiceCIDRObject } from './service-cidr-api.js';
 
 export interface ServiceCIDRDeletionCheck {
   /** True when removing `serviceCIDR` would orphan no allocated address. `all` is every known ServiceCIDR. */
   canDelete(serviceCIDR: ServiceCIDRObject, all: readonly ServiceCIDRObject[]): Promise<boolean> | boolean;
 }
 
+/** For a server without IPAddresses: nothing can be orphaned. */
 export const noAllocatedAddresses: ServiceCIDRDeletionCheck = { canDelete: () => true };
+
+/** kube's ContainsAddress: the names of the ServiceCIDRs one of whose CIDRs contains `ip`. */
+export function containingServiceCIDRs(ip: Addr, all: readonly ServiceCIDRObject[]): string[] {
+  const out: string[] = [];
+  for (const sc of all) {
+    for (const cidr of sc.spec?.cidrs ?? []) {
+      const p = parsePrefix(cidr);
+      if (p && prefixContainsIP(p, ip)) out.push(sc.metadata.name!);
+    }
+  }
+  return out;
+}
+
+/** kube's convertToV1IPFamily(IPFamilyOfCIDRString). */
+const familyLabel = (cidr: string): string => {
+  const p = parsePrefix(cidr);
+  return p ? (p.family === 4 ? 'IPv4' : 'IPv6') : '';
+};
+
+/** The check over the known IPAddresses (an informer's). */
+export function ipAddressesDeletionCheck(addresses: () => readonly IPAddressObject[], logger: Logger): ServiceCIDRDeletionCheck {
+  return {
+    canDelete(serviceCIDR, all) {
+      const name = serviceCIDR.metadata.name!;
+      let hasParent = true;
+      for (const cidr of serviceCIDR.spec?.cidrs ?? []) {
+        const prefix = parsePrefix(cidr);
+        if (!prefix) continue;
+        const containing = all.filter((sc) => (sc.spec?.cidrs ?? []).some((c) => {
+          const p = parsePrefix(c);
+          return p !== undefined && containsPrefix(p, prefix);
+        }));
+        if (containing.length === 0 || (containing.length === 1 && containing[0]!.metadata.name === name)) hasParent = false;
+      }
+      if (hasParent) {
+        logger.info({ serviceCIDR: name }, 'Deleting ServiceCIDR contained in other ServiceCIDR');
+        return true;
+      }
+      for (const cidr of serviceCIDR.spec?.cidrs ?? []) {
+        const family = familyLabel(cidr);
+        for (const ip of addresses()) {
+          const labels = ip.metadata.labels ?? {};
+          if (labels[LABEL_IP_FAMILY] !== family || labels[LABEL_MANAGED_BY] !== IPALLOCATOR_MANAGER) continue;
+          const address = parseAddr(ip.metadata.name ?? '');
+          if (!address) continue;
+          const containing = containingServiceCIDRs(address, all);
+          if (containing.length === 1 && containing[0] === name) {
+            logger.info({ serviceCIDR: name, ipAddress: ip.metadata.name }, 'Deleting ServiceCIDR blocked by IP address');
+            return false;
+          }
+        }
+      }
+      logger.info({ serviceCIDR: name }, 'Deleting ServiceCIDR no longer have orphan IPs');
+      return true;
+    },
+  };
+}

@@ -1,7 +1,10 @@
 // kube-controller-manager's "service-cidr-controller", in process: every ServiceCIDR gets the
-// protection finalizer and a Ready=True condition; a ServiceCIDR being deleted keeps its
-// finalizer while its range still has allocated addresses (Ready=False, reason Terminating),
-// and loses it 10 s after its deletionTimestamp otherwise, so the object goes.
+// protection finalizer and a Ready=True condition (a failure to set it is reported as kube's
+// Warning event KubernetesServiceCIDRError); a ServiceCIDR being deleted keeps its finalizer
+// while an allocated IPAddress would be left without a range (Ready=False, reason Terminating;
+// service-cidr-deletion.ts), and loses it 10 s after its deletionTimestamp otherwise, so the
+// object goes. It watches IPAddresses too: one added or removed re-checks the ServiceCIDRs that
+// contain it, and it starts only once both informers have synced, as kube's does.
 //
 // Safe with every replica running it: decisions are made on the informer's copy, and writes
 // are optimistic (the finalizer edits re-read inside the store's retry loop; the condition
@@ -22,11 +25,16 @@ import {
   SERVICE_CIDR_API_VERSION,
   SERVICE_CIDR_FINALIZER,
   SERVICE_CIDR_KIND,
+  IPALLOCATOR_MANAGER,
+  LABEL_MANAGED_BY,
   findCondition,
   rfc3339,
+  type IPAddressObject,
   type ServiceCIDRObject,
 } from './service-cidr-api.js';
-import { noAllocatedAddresses, type ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
+import { containingServiceCIDRs, ipAddressesDeletionCheck, noAllocatedAddresses, type ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
+import type { EventRecorder } from './events/event-recorder.js';
+import { overlaps, parseAddr, parsePrefix } from './net-prefix.js';
 import { runWorker } from './worker.js';
 import { WorkQueue } from './work-queue.js';
 import type { BackoffOptions } from '../apimachinery/backoff.js';
@@ -44,7 +52,12 @@ export interface ServiceCIDRStatusControllerOptions {
   status: RestStorage<ServiceCIDRObject>;
   clock: Clock;
   logger: Logger;
+  /** The IPAddresses (their informer blocks deletions kube's way); without them nothing can be orphaned. */
+  ipAddresses?: RestStorage<IPAddressObject>;
+  /** Replaces the IPAddress check (tests). */
   deletion?: ServiceCIDRDeletionCheck;
+  /** Where kube's events are recorded. */
+  recorder?: EventRecorder;
   deletionGraceMs?: number;
   /** Every key is re-synced this often (0: never), so a key given up on is retried eventually. */
   resyncMs?: number;
@@ -59,6 +72,7 @@ export interface ServiceCIDRStatusControllerOptions {
 
 export class ServiceCIDRStatusController {
   readonly informer: Informer<ServiceCIDRObject>;
+  readonly ipInformer: Informer<IPAddressObject> | undefined;
   private readonly queue: WorkQueue;
   private readonly ctx: RequestContext;
   private readonly deletion: ServiceCIDRDeletionCheck;
@@ -76,7 +90,24 @@ export class ServiceCIDRStatusController {
   constructor(private readonly o: ServiceCIDRStatusControllerOptions) {
     this.queue = new WorkQueue(o.clock, o.backoff);
     this.ctx = internalContext(CONTROLLER_USER, o.logger, { resource: 'servicecidrs' });
-    this.deletion = o.deletion ?? noAllocatedAddresses;
+    if (o.ipAddresses) {
+      // Only addresses kube's allocator manages can block a deletion, so only they re-check one.
+      const recheck = (ip: IPAddressObject): void => {
+        if (ip.metadata.labels?.[LABEL_MANAGED_BY] !== IPALLOCATOR_MANAGER) return;
+        const address = parseAddr(ip.metadata.name ?? '');
+        if (address) for (const name of containingServiceCIDRs(address, this.informer.list())) this.queue.add(name);
+      };
+      this.ipInformer = new Informer({
+        source: o.ipAddresses,
+        user: CONTROLLER_USER,
+        clock: o.clock,
+        logger: o.logger,
+        // kube re-checks on adds and deletes; a label change can unblock or block one too.
+        handlers: { onAdd: recheck, onUpdate: (old, ip) => (recheck(old), recheck(ip)), onDelete: recheck },
+      });
+    }
+    const ipInformer = this.ipInformer;
+    this.deletion = o.deletion ?? (ipInformer ? ipAddressesDeletionCheck(() => ipInformer.list(), o.logger) : noAllocatedAddresses);
     this.graceMs = o.deletionGraceMs ?? DELETION_GRACE_MS;
     this.informer = new Informer({
       source: o.main,
@@ -87,7 +118,8 @@ export class ServiceCIDRStatusController {
         onAdd: (obj) => {
           this.track(obj);
           this.queue.add(obj.metadata.name!);
-          // A new range may now cover one being deleted: re-check those.
+          // A new range may now cover one being deleted (kube re-checks the ranges it overlaps).
+          this.requeueOverlapping(obj);
           this.requeueDeleting();
         },
         onUpdate: (_old, obj) => {
@@ -103,10 +135,11 @@ export class ServiceCIDRStatusController {
     });
   }
 
-  /** Starts watching; resolves once the first list is in the cache. */
+  /** Starts watching; resolves once the first lists (ServiceCIDRs and IPAddresses) are in. */
   async start(): Promise<void> {
     this.informer.start();
-    await this.informer.synced;
+    this.ipInformer?.start();
+    await Promise.all([this.informer.synced, this.ipInformer?.synced]);
     this.workers ??= Promise.all(Array.from({ length: Math.max(1, this.o.workers ?? STATUS_CONTROLLER_WORKERS) }, () => runWorker(this.queue, (key) => this.sync(key), this.o.logger)));
     this.scheduleResync();
   }
@@ -115,7 +148,7 @@ export class ServiceCIDRStatusController {
     this.stopped = true;
     this.resyncTimer?.cancel();
     this.queue.shutDown();
-    await this.informer.stop();
+    await Promise.all([this.informer.stop(), this.ipInformer?.stop()]);
     await this.workers;
   }
 
@@ -127,6 +160,16 @@ export class ServiceCIDRStatusController {
 
   private requeueDeleting(): void {
     for (const name of this.deleting) this.queue.add(name);
+  }
+
+  /** kube's overlappingServiceCIDRs: every ServiceCIDR with a range overlapping one of `sc`'s. */
+  private requeueOverlapping(sc: ServiceCIDRObject): void {
+    const mine = (sc.spec?.cidrs ?? []).map(parsePrefix).filter((p) => p !== undefined);
+    if (!mine.length) return;
+    for (const other of this.informer.list()) {
+      const theirs = (other.spec?.cidrs ?? []).map(parsePrefix);
+      if (theirs.some((p) => p && mine.some((m) => overlaps(m, p)))) this.queue.add(other.metadata.name!);
+    }
   }
 
   private scheduleResync(): void {
@@ -148,7 +191,17 @@ export class ServiceCIDRStatusController {
       obj = await this.addFinalizer(name);
       if (!obj || obj.metadata.deletionTimestamp) return;
     }
-    await this.setCondition(obj, { status: 'True', reason: '', message: READY_MESSAGE });
+    try {
+      await this.setCondition(obj, { status: 'True', reason: '', message: READY_MESSAGE });
+    } catch (err) {
+      // A 409 is this controller's own optimistic check (its apply names the version it decided
+      // on) and is retried on fresher data; kube's apply has none, so only real failures are reported.
+      if (!(isStatusError(err) && err.code === 409)) {
+        this.o.logger.info({ err, serviceCIDR: name }, 'error updating default ServiceCIDR status');
+        this.o.recorder?.eventf(obj, 'Warning', 'KubernetesServiceCIDRError', 'The ServiceCIDR Status can not be set to Ready=True');
+      }
+      throw err;
+    }
   }
 
   private async syncDeleting(obj: ServiceCIDRObject): Promise<void> {

@@ -27,7 +27,11 @@ export function decodeContinue(token: string): ContinuePosition {
   const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
   if (p?.v !== 'meta.k8s.io/v1') throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   if (typeof p.rv !== 'number' || !Number.isInteger(p.rv) || p.rv <= 0) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-  if (typeof p.start !== 'string' || p.start === '' || p.start.includes('/')) throw badRequest('continue key is not valid: encoded start key must be a relative key');
+  // A namespaced kind's key past its prefix is `<namespace>/<name>`: a clean relative path (no
+  // empty, `.` or `..` segment: kube's path.Clean check) can only name keys under the prefix.
+  if (typeof p.start !== 'string' || p.start === '' || p.start.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) {
+    throw badRequest('continue key is not valid: encoded start key must be a relative key');
+  }
   // JSON.parse rounds integers above 2^53: read such a revision's digits from the text itself.
   const digits = Number.isSafeInteger(p.rv) ? undefined : /"rv"\s*:\s*([0-9]+)/.exec(text)?.[1];
   const exactRevision = digits ? BigInt(digits) : BigInt(p.rv);

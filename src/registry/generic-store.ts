@@ -18,9 +18,11 @@ import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseSelectors } from './list-options.js';
 import { exactResourceVersion, parseResourceVersion, sameResourceVersion } from './resource-version.js';
-import { decodeObject, decodeShared, putShared } from './object-codec.js';
+import { decodeObject, decodeShared, putShared, sharedShape } from './object-codec.js';
+import { keyPrefixOf, objectKey, rangePrefix } from './object-keys.js';
+import { checkPatchedNamespace, ensureObjectNamespace, requestNamespace, requireExistingNamespace } from './namespaces.js';
 import { sameStoredForm } from './stored-form.js';
-import { apiVersionOf, groupKindOf, groupResourceOf, type ResourceDefinition } from './resource-definition.js';
+import { apiVersionOf, groupKindOf, groupResourceOf, isNamespaced, type ResourceDefinition } from './resource-definition.js';
 import type { ApplyOptions, DeleteOutput, GetQuery, ListOutput, ListQuery, ObjectWatch, RestStorage, UpdateFn, UpdateOutput, WatchQuery, WriteOptions } from './rest-storage.js';
 import { watchObjects } from './object-watch.js';
 import { translateStorageError } from './storage-errors.js';
@@ -33,8 +35,7 @@ const GENERATE_NAME_ATTEMPTS = 8;
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_PREFIX = 58;
 
-/** Where a kind's objects live in the store: `/registry/<group>/<plural>/<name>`. */
-export const keyPrefixOf = (def: Pick<ResourceDefinition, 'group' | 'plural'>): string => `/registry/${def.group}/${def.plural}/`;
+export { keyPrefixOf } from './object-keys.js';
 
 export interface GenericStoreOptions<T extends KubeObject> {
   definition: ResourceDefinition<T>;
@@ -54,6 +55,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   private readonly admission: readonly AdmissionPlugin[];
   private readonly now: () => Date;
   private readonly prefix: string;
+  private readonly namespaced: boolean;
   /** Field ownership (managedFields) for this endpoint. */
   private readonly fields: FieldManager;
 
@@ -65,6 +67,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     this.admission = opts.admission;
     this.now = opts.now ?? (() => new Date());
     this.prefix = keyPrefixOf(opts.definition);
+    this.namespaced = isNamespaced(opts.definition);
     const def = opts.definition;
     this.fields = new FieldManager({
       group: def.group,
@@ -83,8 +86,42 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return groupResourceOf(this.definition);
   }
 
-  private key(name: string): string {
-    return this.prefix + name;
+  /** The key of `name` in the request's namespace (a namespaced kind needs one). */
+  private key(ctx: RequestContext, name: string): string {
+    return objectKey(this.prefix, this.namespaced, this.namespaceFor(ctx), name);
+  }
+
+  /** The request's namespace for a namespaced kind (required: kube's NamespaceKeyFunc); '' for a cluster-scoped one. */
+  private namespaceFor(ctx: RequestContext): string {
+    if (!this.namespaced) return '';
+    const ns = requestNamespace(ctx);
+    if (!ns) throw badRequest('Namespace parameter required.');
+    return ns;
+  }
+
+  /** A stored value as this kind's object, shared by every reader of that version (read-only). */
+  private shared(kv: KeyValue): T {
+    const stored = decodeShared<KubeObject>(kv);
+    const as = this.definition.storedAs;
+    return as ? sharedShape(stored, as.fromStored) : (stored as T);
+  }
+
+  /** A stored value as this kind's object of the caller's own. */
+  private decoded(kv: KeyValue): T {
+    const as = this.definition.storedAs;
+    return as ? as.fromStored(decodeObject(kv)) : decodeObject<T>(kv);
+  }
+
+  /**
+   * Writes `obj` (this kind's shape) and stamps its resourceVersion; a kind stored as another is
+   * written in that kind's shape, and the object the write stored becomes that version's shared form.
+   */
+  private async put(key: string, obj: T, expectedModRevision: number): Promise<void> {
+    const as = this.definition.storedAs;
+    const stored = as ? as.toStored(obj) : obj;
+    const r = await putShared(stored, (bytes) => this.storage.optimisticPut(key, bytes, expectedModRevision));
+    setResourceVersion(obj, String(r.revision));
+    if (as) setResourceVersion(stored, String(r.revision));
   }
 
   private requireMainResource(verb: string): void {
@@ -100,25 +137,25 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return this.storage.compactedRevision().catch((err: unknown) => translateStorageError(err, this.gr, ''));
   }
 
-  private async read(name: string, anyRecent = false): Promise<KeyValue | undefined> {
+  private async read(ctx: RequestContext, name: string, anyRecent = false): Promise<KeyValue | undefined> {
     try {
-      return (await this.storage.get(this.key(name), { anyRecent })).kv;
+      return (await this.storage.get(this.key(ctx, name), { anyRecent })).kv;
     } catch (err) {
       return translateStorageError(err, this.gr, name);
     }
   }
 
-  async get(_ctx: RequestContext, name: string, query: GetQuery): Promise<T> {
+  async get(ctx: RequestContext, name: string, query: GetQuery): Promise<T> {
     const rv = query.resourceVersion ?? '';
     if (rv && rv !== '0') {
       const wanted = parseResourceVersion(rv);
       const current = await this.currentRevision();
       if (wanted > current) throw resourceVersionTooLarge(exactResourceVersion(rv), current);
     }
-    const kv = await this.read(name, rv === '0');
+    const kv = await this.read(ctx, name, rv === '0');
     if (!kv) throw notFound(this.gr, name);
     // Shared with every reader of this stored version (decoded and serialized once).
-    return decodeShared<T>(kv);
+    return this.shared(kv);
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>> {
@@ -156,9 +193,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     let snapshot = revision;
     // `metadata.name=x` selects at most one object (kube reads only its key): only keys starting
     // with it are read, not the whole collection; the selector still decides which match.
-    const name = selectors.fields.exactValue('metadata.name');
-    const readPrefix = name === undefined ? this.prefix : this.prefix + name;
-    for (let startAfter = after ? this.prefix + after : ''; ; ) {
+    const listPrefix = rangePrefix(this.prefix, this.namespaced, requestNamespace(ctx));
+    // Across namespaces a name is not a key (the namespace comes first): the whole range is read.
+    const name = listPrefix === this.prefix && this.namespaced ? undefined : selectors.fields.exactValue('metadata.name');
+    const readPrefix = name === undefined ? listPrefix : listPrefix + name;
+    for (let startAfter = after ? listPrefix + after : ''; ; ) {
       // Each page is a read and a decode of up to a page of objects: not for a request abandoned.
       stopIfAbandoned(ctx);
       let page;
@@ -185,7 +224,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
         lastKey = kv.key;
         // Shared with every other reader of this stored value (the watch cache keeps values
         // alive), so a list from the cache decodes each object once, not once per list.
-        const obj = decodeShared<T>(kv);
+        const obj = this.shared(kv);
         if (matchesSelectors(this.definition, selectors, obj)) items.push(obj);
       }
       if (limit && items.length >= limit) {
@@ -197,7 +236,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       startAfter = page.kvs[page.kvs.length - 1]!.key;
     }
     const out: ListOutput<T> = { items, resourceVersion: String(snapshot) };
-    if (more) out.continue = encodeContinue(snapshot, lastKey.slice(this.prefix.length));
+    if (more) out.continue = encodeContinue(snapshot, lastKey.slice(listPrefix.length));
     if (more && remaining !== undefined) out.remainingItemCount = remaining;
     return out;
   }
@@ -214,12 +253,16 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   private async createObject(ctx: RequestContext, input: T, recordAs?: string): Promise<T> {
     if (input.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
     const generateName = !input.metadata?.name && input.metadata?.generateName;
+    // As kube's create handler, then its NamespaceLifecycle admission: before anything else.
+    const ns = this.namespaceFor(ctx);
+    ensureObjectNamespace({ ...input.metadata }, this.namespaced, ns);
+    if (this.namespaced) requireExistingNamespace(ns);
     for (let attempt = 0; ; attempt++) {
       stopIfAbandoned(ctx);
       const obj = cloneJson(input);
       // System fields are never owned, so recording before they are set is the same as after.
       if (recordAs !== undefined) this.fields.recordUpdate(undefined, obj, recordAs);
-      this.fillCreateSystemFields(obj);
+      this.fillCreateSystemFields(obj, ns);
       this.strategy.prepareForCreate(ctx, obj);
       const errs = this.strategy.validate(ctx, obj);
       if (errs.length) throw invalid(groupKindOf(this.definition), obj.metadata.name ?? '', errs);
@@ -230,8 +273,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       // The last point to stop: once the write is sent, its outcome is reported whatever it is.
       stopIfAbandoned(ctx);
       try {
-        const r = await putShared(stored, (bytes) => this.storage.optimisticPut(this.key(stored.metadata.name!), bytes, 0));
-        setResourceVersion(stored, String(r.revision));
+        await this.put(this.key(ctx, stored.metadata.name!), stored, 0);
         return stored;
       } catch (err) {
         if (generateName && isStorageError(err, 'KeyExists') && attempt < GENERATE_NAME_ATTEMPTS) continue;
@@ -245,16 +287,18 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     return canonicalOrder(obj, this.definition.fieldOrder);
   }
 
-  private fillCreateSystemFields(obj: T): void {
+  private fillCreateSystemFields(obj: T, namespace: string): void {
     const m = obj.metadata;
     for (const f of ['creationTimestamp', 'uid', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'namespace'] as const) delete m[f];
-    if (!m.name && m.generateName) m.name = m.generateName.slice(0, MAX_GENERATE_PREFIX) + randomSuffix();
+    if (namespace) m.namespace = namespace;
+    if (!m.name && m.generateName) m.name = this.definition.generateName ? this.definition.generateName(m.generateName) : m.generateName.slice(0, MAX_GENERATE_PREFIX) + randomSuffix();
     m.creationTimestamp = rfc3339Now(this.now());
     m.uid = randomUUID();
   }
 
   async update(ctx: RequestContext, name: string, fn: UpdateFn<T>, opts: WriteOptions): Promise<UpdateOutput<T>> {
-    return this.write(ctx, name, fn, { retryOnConflict: opts.retryOnConflict ?? false, recordAs: opts.fieldManager });
+    const createIfMissing = (opts.createIfMissing ?? false) && this.strategy.allowCreateOnUpdate && !this.subresource;
+    return this.write(ctx, name, fn, { retryOnConflict: opts.retryOnConflict ?? false, recordAs: opts.fieldManager, createIfMissing });
   }
 
   async apply(ctx: RequestContext, name: string, config: Record<string, unknown>, opts: ApplyOptions): Promise<UpdateOutput<T>> {
@@ -264,6 +308,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (metaName !== undefined && metaName !== name) {
       throw nameMismatch(textOf(metaName), name);
     }
+    if (isMap && this.namespaced) checkPatchedNamespace(meta as { namespace?: string }, requestNamespace(ctx));
     // A configuration without a name applies to the object the URL names (a metadata that is
     // not an object is left for the field manager to refuse).
     const named = isMap && metaName === undefined ? { ...config, metadata: { ...meta, name } } : config;
@@ -298,13 +343,15 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       stopIfAbandoned(ctx);
       // A round's warnings are its own: a round done again says them again, once.
       ctx.warnings.length = warningsBefore;
-      const kv = lostTo ?? (await this.read(name));
+      const kv = lostTo ?? (await this.read(ctx, name));
       lostTo = undefined;
       if (!kv) {
         if (!opts.createIfMissing) throw notFound(this.gr, name);
         const fresh = cloneJson(await fn(undefined));
+        // A replace that creates: the version it names is of nothing (kube ignores it).
+        if (opts.recordAs !== undefined) delete fresh.metadata.resourceVersion;
         try {
-          return { object: await this.createObject(ctx, fresh), created: true };
+          return { object: await this.createObject(ctx, fresh, opts.recordAs), created: true };
         } catch (err) {
           // Created by someone else meanwhile: apply to theirs.
           if (isStatusError(err) && err.status.reason === 'AlreadyExists' && attempt < MAX_RETRIES) continue;
@@ -313,7 +360,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       }
       // The stored version as every reader shares it (the watch cache's event decoded it already):
       // read-only here; fn changes a copy.
-      const old = decodeShared<T>(kv);
+      const old = this.shared(kv);
       const { next, clientRV } = await this.computeUpdate(ctx, name, fn, opts, old);
       if (sameStoredForm(next, old)) return { object: old, created: false };
       if (ctx.dryRun) return { object: next, created: false };
@@ -321,11 +368,10 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       try {
         if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
           // The last finalizer is gone: the object goes now.
-          await this.storage.optimisticDelete(this.key(name), kv.modRevision);
+          await this.storage.optimisticDelete(this.key(ctx, name), kv.modRevision);
           return { object: next, created: false };
         }
-        const r = await putShared(next, (bytes) => this.storage.optimisticPut(this.key(name), bytes, kv.modRevision));
-        setResourceVersion(next, String(r.revision));
+        await this.put(this.key(ctx, name), next, kv.modRevision);
         return { object: next, created: false };
       } catch (err) {
         // Written meanwhile: the next round starts from the version the write lost to.
@@ -350,6 +396,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const obj = opts.privateResult ? result : cloneJson(result);
     if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);
     const clientRV = obj.metadata.resourceVersion ?? '';
+    // kube's update handler: the object's namespace is the request's (400 when it names another).
+    ensureObjectNamespace(obj.metadata, this.namespaced, this.namespaceFor(ctx));
     if (!clientRV && !this.strategy.allowUnconditionalUpdate) {
       throw invalid(groupKindOf(this.definition), name, [
         fieldErrors.invalid(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'),
@@ -371,7 +419,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   private carryOverSystemFields(obj: T, old: T): void {
     const m = obj.metadata;
     const o = old.metadata;
-    delete m.namespace;
+    if (o.namespace) m.namespace = o.namespace;
+    else delete m.namespace;
     delete m.selfLink;
     if (o.generation === undefined) delete m.generation;
     else m.generation = o.generation;
@@ -386,9 +435,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     this.requireMainResource('delete');
     for (let attempt = 0; ; attempt++) {
       stopIfAbandoned(ctx);
-      const kv = await this.read(name);
+      const kv = await this.read(ctx, name);
       if (!kv) throw notFound(this.gr, name);
-      const obj = decodeObject<T>(kv);
+      const obj = this.decoded(kv);
       this.checkPreconditions(name, obj, opts);
       if (obj.metadata.finalizers?.length) {
         // A Conflict (the object changed meanwhile) starts over from a fresh read with the
@@ -400,7 +449,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       if (ctx.dryRun) return { object: obj, deleted: true };
       stopIfAbandoned(ctx);
       try {
-        await this.storage.optimisticDelete(this.key(name), kv.modRevision);
+        await this.storage.optimisticDelete(this.key(ctx, name), kv.modRevision);
         return { object: obj, deleted: true };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && attempt < MAX_RETRIES) continue;
@@ -431,8 +480,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (ctx.dryRun) return { object: marked, deleted: false };
     stopIfAbandoned(ctx);
     try {
-      const r = await putShared(marked, (bytes) => this.storage.optimisticPut(this.key(name), bytes, kv.modRevision));
-      setResourceVersion(marked, String(r.revision));
+      await this.put(this.key(ctx, name), marked, kv.modRevision);
       return { object: marked, deleted: false };
     } catch (err) {
       if (isStorageError(err, 'Conflict') && mayRetry) return 'conflict';
@@ -473,10 +521,15 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       const compacted = await this.compactedRevision();
       if (afterRevision < compacted) throw resourceExpired(`too old resource version: ${afterRevision} (${compacted})`);
     }
+    const watchPrefix = rangePrefix(this.prefix, this.namespaced, requestNamespace(ctx));
+    // A name is a key only within one namespace (or for a cluster-scoped kind).
+    const name = watchPrefix === this.prefix && this.namespaced ? undefined : selectors.fields.exactValue('metadata.name');
     try {
       return watchObjects({
         storage: this.storage,
-        prefix: this.prefix,
+        prefix: watchPrefix,
+        onlyKey: name === undefined ? undefined : watchPrefix + name,
+        decode: (kv) => this.shared(kv),
         definition: this.definition,
         selectors,
         afterRevision,

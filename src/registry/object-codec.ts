@@ -94,6 +94,25 @@ export function servedJsonOf(obj: KubeObject): Buffer | undefined {
 }
 
 /**
+ * Another shape of a shared object (a kind stored as another kind, StoredAs): made once per
+ * stored version, shared by every reader like the decoded object itself (read-only, its JSON
+ * made once by servedJsonOf).
+ */
+const shapesBy = new WeakMap<(stored: KubeObject) => KubeObject, WeakMap<object, KubeObject>>();
+
+export function sharedShape<T extends KubeObject>(stored: KubeObject, convert: (stored: KubeObject) => T): T {
+  let shapes = shapesBy.get(convert);
+  if (!shapes) shapesBy.set(convert, (shapes = new WeakMap()));
+  let obj = shapes.get(stored);
+  if (!obj) {
+    obj = convert(stored);
+    shapes.set(stored, obj);
+    served.set(obj, null);
+  }
+  return obj as T;
+}
+
+/**
  * Restamps a shared object's resourceVersion (a deleted object carries its deletion's revision)
  * and forgets the JSON made for the old one.
  */

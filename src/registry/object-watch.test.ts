@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { MemoryStore } from '../storage/sqlite/memory-store.js';
 import { parseSelectors } from './list-options.js';
-import { encodeObject } from './object-codec.js';
+import { decodeShared, encodeObject } from './object-codec.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import type { ObjectWatchEvent } from './rest-storage.js';
 import { watchObjects } from './object-watch.js';
@@ -28,7 +28,7 @@ test('watchers with one selector share each translated event; others, delivered 
     for (const [name, selector] of [['a1', 'app=a'], ['a2', 'app=a'], ['b', 'app=b'], ['a3', 'app=a']] as const) {
       const events: ObjectWatchEvent<KubeObject>[] = [];
       seen.set(name, events);
-      const w = watchObjects({ storage: store, prefix: '/things/', definition, selectors: parseSelectors(definition, { labelSelector: selector }), afterRevision: 0, initial: [], initialEventsEnd: false });
+      const w = watchObjects({ storage: store, prefix: '/things/', decode: (kv) => decodeShared(kv), definition, selectors: parseSelectors(definition, { labelSelector: selector }), afterRevision: 0, initial: [], initialEventsEnd: false });
       w.start({ next: (e) => (events.push(e), true), end: () => undefined });
     }
     const created = await store.optimisticPut('/things/x', encodeObject(thing('a')), 0);
@@ -55,7 +55,7 @@ test("an object that stops matching is DELETED as it was, with the change's revi
   const store = new MemoryStore();
   try {
     const events: ObjectWatchEvent<KubeObject>[] = [];
-    const w = watchObjects({ storage: store, prefix: '/things/', definition, selectors: parseSelectors(definition, { labelSelector: 'app=a' }), afterRevision: 0, initial: [], initialEventsEnd: false });
+    const w = watchObjects({ storage: store, prefix: '/things/', decode: (kv) => decodeShared(kv), definition, selectors: parseSelectors(definition, { labelSelector: 'app=a' }), afterRevision: 0, initial: [], initialEventsEnd: false });
     w.start({ next: (e) => (events.push(e), true), end: () => undefined });
     const created = await store.optimisticPut('/things/x', encodeObject(thing('a')), 0);
     const moved = await store.optimisticPut('/things/x', encodeObject(thing('b')), created.revision);

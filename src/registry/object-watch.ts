@@ -6,15 +6,19 @@
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { resourceExpired, serviceUnavailable } from '../apimachinery/status-error.js';
 import { iterate, type EventSink } from '../storage/push-stream.js';
-import { isStorageError, type RevisionedStore, type StoreWatch, type WatchEvent } from '../storage/revisioned-store.js';
+import { isStorageError, type KeyValue, type RevisionedStore, type StoreWatch, type WatchEvent } from '../storage/revisioned-store.js';
 import { matchesSelectors, type Selectors } from './list-options.js';
-import { decodeShared, restampShared } from './object-codec.js';
+import { restampShared } from './object-codec.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import type { ObjectWatch, ObjectWatchEvent } from './rest-storage.js';
 
 export interface ObjectWatchOptions<T extends KubeObject> {
   storage: RevisionedStore;
   prefix: string;
+  /** The one key a `metadata.name=x` field selector allows, when a name is a key (undefined: any). */
+  onlyKey?: string;
+  /** A stored value as the kind's shared object (decoded once per version; converted for a kind stored as another). */
+  decode(kv: KeyValue): T;
   definition: ResourceDefinition<T>;
   selectors: Selectors;
   /** Changes after this revision are sent. */
@@ -53,6 +57,7 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
   private readonly stream: StoreWatch;
   private readonly definition: ResourceDefinition<T>;
   private readonly selectors: Selectors;
+  private readonly decode: (kv: KeyValue) => T;
   private readonly afterRevision: number;
   private readonly initialEventsEnd: boolean;
   /**
@@ -71,8 +76,8 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     this.stream = o.storage.watch(o.prefix, { afterRevision: o.afterRevision, signal: o.signal });
     this.definition = o.definition;
     this.selectors = o.selectors;
-    const name = o.selectors.fields.exactValue('metadata.name');
-    this.onlyKey = name === undefined ? undefined : o.prefix + name;
+    this.onlyKey = o.onlyKey;
+    this.decode = o.decode;
     this.afterRevision = o.afterRevision;
     this.initialEventsEnd = o.initialEventsEnd;
     this.initial = o.initial;
@@ -154,24 +159,24 @@ class ObjectEvents<T extends KubeObject> implements ObjectWatch<T>, EventSink<Wa
     if (this.onlyKey !== undefined && (e.type === 'delete' ? e.key : e.kv.key) !== this.onlyKey) return undefined;
     // Shared across watchers of this event: decoded once, never mutated.
     if (e.type === 'delete') {
-      const prev = e.prevKv ? decodeShared<T>(e.prevKv) : undefined;
+      const prev = e.prevKv ? this.decode(e.prevKv) : undefined;
       if (!prev || !this.matches(prev)) return undefined;
       // The deleted object carries the deletion's revision; the prevKv belongs to this event alone.
       restampShared(prev, String(e.revision));
       return { type: 'DELETED', object: prev };
     }
-    const cur = decodeShared<T>(e.kv);
+    const cur = this.decode(e.kv);
     const now = this.matches(cur);
     // The previous version is decoded only when a selector must judge it: without selectors it
     // matched (an informer's watch sees every update; most watches select nothing).
-    const before = e.prevKv ? this.selectors.everything || this.matches(decodeShared<T>(e.prevKv)) : false;
+    const before = e.prevKv ? this.selectors.everything || this.matches(this.decode(e.prevKv)) : false;
     if (now && before) return { type: 'MODIFIED', object: cur };
     if (now) return { type: 'ADDED', object: cur };
     if (before) {
       // kube's cacher and etcd watcher both send the object as it was, stamped with this
       // event's revision: the watcher last saw it matching, and its resourceVersion moves on.
       // The prevKv is this event's alone, so its decoded form may be restamped.
-      const prev = decodeShared<T>(e.prevKv!);
+      const prev = this.decode(e.prevKv!);
       restampShared(prev, String(e.revision));
       return { type: 'DELETED', object: prev };
     }

@@ -19,6 +19,22 @@ export interface TableColumn<T extends KubeObject> {
   priority: number;
   /** The cell for one object; `now` lets Age be rendered against one clock per response. */
   cell(obj: T, now: Date): string | number | boolean | null;
+  /** A cell kube's printer adds to each row without declaring its column (IPAddress's Age). */
+  undeclared?: boolean;
+}
+
+/**
+ * A kind whose objects are another kind's stored objects in another shape (events.k8s.io/v1 Event
+ * over the core v1 Event, as kube serves both from one storage): reads convert what is stored,
+ * writes convert back. The conversions are pure and total (every field has a place in the other).
+ */
+export interface StoredAs<T extends KubeObject> {
+  /** The kind whose storage (key prefix, watch cache, stored form) this one shares. */
+  definition: ResourceDefinition;
+  /** A stored object in this kind's shape (a new object; `stored` is not changed). */
+  fromStored(stored: KubeObject): T;
+  /** This kind's object in the stored shape, in the stored kind's field order. */
+  toStored(obj: T): KubeObject;
 }
 
 export interface SubresourceDefinition<T extends KubeObject> {
@@ -35,7 +51,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   /** Lower-case plural, the path segment. */
   plural: string;
   singular: string;
-  scope: 'Cluster';
+  /** Namespaced objects live in a namespace (their key, paths and selectors carry it); cluster-scoped ones never. */
+  scope: 'Cluster' | 'Namespaced';
   shortNames: readonly string[];
   categories: readonly string[];
   verbs: readonly Verb[];
@@ -65,10 +82,24 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    * `field label not supported: <label>`; the default says `"<label>" is not a known field selector: only "metadata.name", "metadata.namespace"`.
    */
   unknownFieldLabelMessage(label: string): string;
+  /**
+   * The name a create with generateName and no name gets (kube's strategy NameGenerator); absent:
+   * the prefix and five random characters. IPAddress keeps the prefix as it is.
+   */
+  generateName?(prefix: string): string;
+  /**
+   * What decoding a body into the kind's Go type does beyond JSON types: values Go parses (times)
+   * are checked and written back as Go writes them; one that does not parse throws kube's 400.
+   */
+  normalizeDecoded?(obj: Record<string, unknown>): void;
+  /** Present when the objects are another kind's stored ones, converted (see StoredAs). */
+  storedAs?: StoredAs<T>;
 }
 
 export const apiVersionOf = (def: Pick<ResourceDefinition, 'group' | 'version'>): string =>
   def.group ? `${def.group}/${def.version}` : def.version;
+
+export const isNamespaced = (def: Pick<ResourceDefinition, 'scope'>): boolean => def.scope === 'Namespaced';
 
 export const groupResourceOf = (def: Pick<ResourceDefinition, 'group' | 'plural'>) => ({ group: def.group, resource: def.plural });
 export const groupKindOf = (def: Pick<ResourceDefinition, 'group' | 'kind'>) => ({ group: def.group, kind: def.kind });

@@ -38,6 +38,8 @@ export interface WriteOptions {
    * resourceVersion (patches: the version is the one the patch was applied to, not the client's).
    */
   retryOnConflict?: boolean;
+  /** A replace (PUT): a missing object is created when the kind allows it (strategy allowCreateOnUpdate). */
+  createIfMissing?: boolean;
 }
 
 /**

@@ -3,9 +3,14 @@
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { clusterTrustBundles } from './clustertrustbundles/index.js';
+import { coreEvents, eventsV1Events } from './events/index.js';
+import { ipAddresses } from './ipaddresses/index.js';
 import { serviceCIDRs } from './servicecidrs/index.js';
 
 export const allResources: readonly ResourceDefinition<KubeObject>[] = [
   clusterTrustBundles as unknown as ResourceDefinition<KubeObject>,
   serviceCIDRs as unknown as ResourceDefinition<KubeObject>,
+  ipAddresses as unknown as ResourceDefinition<KubeObject>,
+  coreEvents as unknown as ResourceDefinition<KubeObject>,
+  eventsV1Events as unknown as ResourceDefinition<KubeObject>,
 ];

@@ -1,7 +1,9 @@
 // One suite that drives @kubernetes/client-node the way controllers do, run against each major
 // (client-node-majors.test.ts passes the 1.x and the 2.x module): KubernetesObjectApi CRUD and
 // the four patch strategies on both kinds, an Informer over each kind through a 410 (its
-// resourceVersion compacted away while it was stopped), and a watch that asks for bookmarks.
+// resourceVersion compacted away while it was stopped), and a watch that asks for bookmarks;
+// IPAddresses through KubernetesObjectApi; Events through the typed CoreV1Api and EventsV1Api,
+// KubernetesObjectApi (namespaced) and an Informer over every namespace's events.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -204,6 +206,73 @@ export function describeClientNodeSuite(label: string, k8s: Module): void {
       } finally {
         req.abort();
         await objects.delete(ref(k, 'bookmarked'));
+      }
+    });
+
+    test('IPAddresses: KubernetesObjectApi create, read, list, patch and delete; a bad name is a 422', async () => {
+      const ip = (name: string): Obj => ({ apiVersion: 'networking.platform.io/v1', kind: 'IPAddress', metadata: { name }, spec: { parentRef: { resource: 'services', namespace: 'default', name: 'web' } } });
+      const created = await objects.create(ip('10.90.0.1'));
+      // Read into client-node's own IPAddress model (it knows the kind from networking.k8s.io): compared as JSON.
+      assert.deepEqual(JSON.parse(JSON.stringify(created.spec)), { parentRef: { resource: 'services', namespace: 'default', name: 'web' } });
+      const listed = await objects.list('networking.platform.io/v1', 'IPAddress');
+      assert.deepEqual(listed.items.map((o) => o.metadata?.name), ['10.90.0.1']);
+      const patched = await objects.patch({ ...ip('10.90.0.1'), metadata: { name: '10.90.0.1', labels: { p: '1' } } } as Obj);
+      assert.deepEqual(patched.metadata?.labels, { p: '1' });
+      await assert.rejects(objects.create(ip('10.90.0.01')), (e) => statusOf(e) === 422);
+      await objects.delete(ip('10.90.0.1'));
+      await assert.rejects(objects.read({ apiVersion: 'networking.platform.io/v1', kind: 'IPAddress', metadata: { name: '10.90.0.1' } }), (e) => statusOf(e) === 404);
+    });
+
+    test('Events: typed CoreV1Api and EventsV1Api over the same objects, KubernetesObjectApi in a namespace, an Informer over all namespaces', async () => {
+      const coreApi = kc.makeApiClient(k8s.CoreV1Api);
+      const eventsApi = kc.makeApiClient(k8s.EventsV1Api);
+      const involvedObject = { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', name: 'kubernetes' };
+      const informer = k8s.makeInformer<K8s.CoreV1Event>(kc, '/api/v1/events', () => coreApi.listEventForAllNamespaces() as never);
+      const seen: string[] = [];
+      informer.on('add', (e) => seen.push(`${e.metadata?.namespace}/${e.metadata?.name}`));
+      await informer.start();
+      try {
+        const made = await coreApi.createNamespacedEvent({
+          namespace: 'default',
+          body: { metadata: { name: `kubernetes.node-${label}` }, involvedObject, reason: 'NodeTested', message: 'from client-node', type: 'Normal', count: 1, source: { component: 'client-node' } },
+        });
+        assert.equal(made.metadata?.namespace, 'default');
+        const selected = await coreApi.listEventForAllNamespaces({ fieldSelector: 'involvedObject.kind=ServiceCIDR,reason=NodeTested' });
+        assert.deepEqual(selected.items.map((e) => e.metadata?.name), [`kubernetes.node-${label}`]);
+        const asV1 = await eventsApi.readNamespacedEvent({ name: `kubernetes.node-${label}`, namespace: 'default' });
+        assert.equal(asV1.note, 'from client-node');
+        assert.equal(asV1.regarding?.kind, 'ServiceCIDR');
+        const modern = (eventTime: Date): K8s.EventsV1Event => ({
+          metadata: { name: `lease.node-${label}` },
+          eventTime,
+          reportingController: 'client-node.example.com/suite',
+          reportingInstance: 'suite-1',
+          action: 'Testing',
+          reason: 'NodeTested',
+          regarding: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'kube-system', name: 'l' },
+          type: 'Warning',
+        });
+        // A plain Date is written with milliseconds, which kube's MicroTime refuses with Go's own error;
+        // client-node's V1MicroTime writes the six digits.
+        await assert.rejects(eventsApi.createNamespacedEvent({ namespace: 'kube-system', body: modern(new Date('2026-01-02T03:04:05.678Z')) }), (e) => {
+          assert.equal(statusOf(e), 400);
+          assert.equal(JSON.parse((e as { body: string }).body).message, 'Event in version "v1" cannot be handled as a Event: parsing time "2026-01-02T03:04:05.678Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse ".678Z" as ".000000"');
+          return true;
+        });
+        const v1 = await eventsApi.createNamespacedEvent({ namespace: 'kube-system', body: modern(new k8s.V1MicroTime('2026-01-02T03:04:05.678Z')) });
+        assert.equal(new Date(v1.eventTime).toISOString(), '2026-01-02T03:04:05.678Z');
+        assert.equal(v1.metadata?.namespace, 'kube-system');
+        const viaObjects = await objects.read({ apiVersion: 'v1', kind: 'Event', metadata: { name: `lease.node-${label}`, namespace: 'kube-system' } });
+        assert.equal((viaObjects as unknown as K8s.CoreV1Event).reportingComponent, 'client-node.example.com/suite');
+        const listed = await objects.list('v1', 'Event', 'kube-system');
+        assert.deepEqual(listed.items.map((o) => o.metadata?.name), [`lease.node-${label}`]);
+        await waitFor('both events in the informer', () => seen.length >= 2);
+        assert.deepEqual(seen.sort(), [`default/kubernetes.node-${label}`, `kube-system/lease.node-${label}`]);
+        await assert.rejects(coreApi.createNamespacedEvent({ namespace: 'team-a', body: { metadata: { name: 'x' }, involvedObject } }), (e) => statusOf(e) === 404);
+        await coreApi.deleteNamespacedEvent({ name: `kubernetes.node-${label}`, namespace: 'default' });
+        await objects.delete({ apiVersion: 'v1', kind: 'Event', metadata: { name: `lease.node-${label}`, namespace: 'kube-system' } });
+      } finally {
+        await informer.stop();
       }
     });
 

@@ -110,8 +110,17 @@ describe('--service-cluster-ip-range across restarts', { skip: !binary }, () => 
 
     server = await startServer({ dataDir, removeOnStop: true, args: ['--service-cluster-ip-range', '192.168.0.0/24'] });
     assert.deepEqual(await kubernetesCIDRs(server), ['10.0.0.0/24', 'fd00:10:96::/108']);
-    const log = server.log();
-    assert.match(log, /The default ServiceCIDR \[\\"10\.0\.0\.0\/24\\",\\"fd00:10:96::\/108\\"\] does not match the controller flag configurations \[\\"192\.168\.0\.0\/24\\"\]/);
+    assert.match(server.log(), /Inconsistent ServiceCIDR status for kubernetes, controller configuration: \[192\.168\.0\.0\/24\], ServiceCIDR configuration: \[10\.0\.0\.0\/24 fd00:10:96::\/108\]/);
+    // Reported as kube's Warning event about `kubernetes`, in default.
+    let events: { reason: string; message: string; involvedObject: { name: string } }[] = [];
+    for (let i = 0; i < 100 && events.length === 0; i++) {
+      events = (await server.request('GET', '/api/v1/namespaces/default/events?fieldSelector=reason%3DKubernetesDefaultServiceCIDRInconsistent')).json.items;
+      if (events.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(
+      events.map((e) => [e.involvedObject.name, e.message]),
+      [['kubernetes', 'The default ServiceCIDR [10.0.0.0/24 fd00:10:96::/108] does not match the controller flag configurations [192.168.0.0/24]']],
+    );
   });
 
   test('an invalid flag stops the server with kube-apiserver\'s message', async () => {

@@ -234,13 +234,15 @@ describe('HTTP API', () => {
       const agg = await server.request('GET', '/apis', { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' } });
       assert.equal(agg.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
       const net = agg.json.items.find((g: { metadata: { name: string } }) => g.metadata.name === 'networking.platform.io');
-      assert.deepEqual(net.versions[0].resources[0].subresources, [
+      // Resources by name, as kube lists them: ipaddresses, then servicecidrs.
+      assert.deepEqual(net.versions[0].resources.map((r: { resource: string }) => r.resource), ['ipaddresses', 'servicecidrs']);
+      assert.deepEqual(net.versions[0].resources[1].subresources, [
         { subresource: 'status', responseKind: { group: 'networking.platform.io', version: 'v1', kind: 'ServiceCIDR' }, verbs: ['get', 'patch', 'update'] },
       ]);
       const legacy = await server.request('GET', '/apis');
       assert.equal(legacy.json.kind, 'APIGroupList');
       const list = await server.request('GET', '/apis/networking.platform.io/v1');
-      assert.deepEqual(list.json.resources.map((r: { name: string }) => r.name), ['servicecidrs', 'servicecidrs/status']);
+      assert.deepEqual(list.json.resources.map((r: { name: string }) => r.name), ['ipaddresses', 'servicecidrs', 'servicecidrs/status']);
     });
 
     test('OpenAPI v3: index with content hashes, ETag revalidation, immutable hashed URLs', async () => {

@@ -35,6 +35,23 @@ export function serviceCIDRFixture(definition: ResourceDefinition<ServiceCIDRObj
   };
 }
 
+/** The IPAddress and core Event stores beside a fixture's ServiceCIDRs (the real definitions, passed in). */
+export function addressesAndEvents(f: ServiceCIDRFixture, ipAddresses: ResourceDefinition<KubeObject>, events: ResourceDefinition<KubeObject>) {
+  const now = () => f.clock.now();
+  return {
+    ipAddresses: new GenericStore({ definition: ipAddresses, strategy: ipAddresses.strategy, subresource: '', storage: f.storage, admission: [], now }),
+    events: new GenericStore({ definition: events, strategy: events.strategy, subresource: '', storage: f.storage, admission: [], now }),
+  };
+}
+
+/** An IPAddress as kube's allocator writes it (managed-by ipallocator.k8s.io, its family label), or with other labels. */
+export const ipAddress = (ip: string, labels: Record<string, string> = { 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io', 'ipaddress.kubernetes.io/ip-family': ip.includes(':') ? 'IPv6' : 'IPv4' }): KubeObject => ({
+  apiVersion: 'networking.platform.io/v1',
+  kind: 'IPAddress',
+  metadata: { name: ip, labels },
+  spec: { parentRef: { resource: 'services', namespace: 'default', name: 'svc' } },
+} as KubeObject);
+
 export const serviceCIDR = (name: string, cidrs: string[]): ServiceCIDRObject => ({
   apiVersion: 'networking.platform.io/v1',
   kind: 'ServiceCIDR',

@@ -5,6 +5,7 @@
 import type { Logger, RequestContext, UserInfo } from '../../apimachinery/request-context.js';
 import { methodNotAllowed, pathNotFound } from '../../apimachinery/status-error.js';
 import type { Authorizer } from '../../auth/authorizer.js';
+import { isNamespaced } from '../../registry/resource-definition.js';
 import type { ResourceEndpoints } from './endpoint.js';
 import { effectiveUser, type RequestState } from '../filters/filter.js';
 import type { NonResourceRoutes } from '../routes/non-resource.js';
@@ -20,7 +21,7 @@ export interface DispatchOptions {
 }
 
 export function dispatcher(o: DispatchOptions): (s: RequestState) => Promise<void> {
-  const clusterScopedGroups = new Set(o.resources.map((r) => r.definition.group));
+  const clusterScoped = new Set(o.resources.filter((r) => !isNamespaced(r.definition)).map((r) => `${r.definition.group}/${r.definition.plural}`));
   const endpoints = new Map(o.resources.map((r) => [`${r.definition.group}/${r.definition.version}/${r.definition.plural}`, r]));
   return async (s) => {
     const user = effectiveUser(s);
@@ -30,10 +31,13 @@ export function dispatcher(o: DispatchOptions): (s: RequestState) => Promise<voi
     if (isSelfReview(info.apiGroup, info.apiVersion, info.resource) && !info.name && !info.namespace) {
       // Routed for POST only (kube's reviews are create-only): any other method is a 405.
       if (s.req.method !== 'POST') throw methodNotAllowed();
-      return handleSelfReview({ review: info.resource, ctx, reply, body: s.body, contentType: s.req.headers['content-type'] ?? '', authorizer: o.authorizer, clusterScopedGroups });
+      return handleSelfReview({ review: info.resource, ctx, reply, body: s.body, contentType: s.req.headers['content-type'] ?? '', authorizer: o.authorizer, clusterScoped });
     }
     const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
-    if (!endpoint || info.namespace) throw pathNotFound();
+    if (!endpoint) throw pathNotFound();
+    // A cluster-scoped kind has no namespaced paths; a namespaced one's objects are only under
+    // their namespace (its collection across namespaces is routed for list and watch, below).
+    if (isNamespaced(endpoint.definition) ? !info.namespace && info.name : info.namespace) throw pathNotFound();
     if (info.verb === 'watch') s.audit?.responseStarted(200);
     await routeResource({ req: s.req, reply, ctx, endpoint, info, query: s.query, pretty: s.pretty, body: s.body, serverClosing: o.serverClosing });
   };

@@ -44,6 +44,7 @@ function registryOf(def: ResourceDefinition): SchemaRegistry {
 /** Schema check and field validation of a decoded object; returns it with unknown fields removed. */
 export function validateFields(def: ResourceDefinition, obj: KubeObject, duplicateFields: readonly string[], mode: FieldValidation, warnings: string[]): KubeObject {
   const unknown = decodeTyped(obj as unknown as Record<string, unknown>, def.schemas[def.schemaName]!, registryOf(def));
+  def.normalizeDecoded?.(obj as unknown as Record<string, unknown>);
   if (unknown.length === 0 && duplicateFields.length === 0) return obj;
   const problems = [...unknown.map((p) => `unknown field "${p}"`), ...duplicateFields.map((p) => `duplicate field "${p}"`)];
   if (problems.length && mode === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);

@@ -43,9 +43,12 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
     watchPath = true;
     rest = rest.slice(1);
   }
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
+  // As kube: `/namespaces/<ns>` names the namespace (and is a request about the namespace
+  // itself); a resource after it is that namespace's, unless it is one of a namespace's own
+  // subresources (`status`, `finalize`).
+  if (rest[0] === 'namespaces' && rest.length >= 2) {
     info.namespace = rest[1]!;
-    rest = rest.slice(2);
+    if (rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') rest = rest.slice(2);
   }
   info.isResourceRequest = true;
   info.resource = rest[0]!;

@@ -6,7 +6,7 @@
 import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { RequestContext, RequestInfo } from '../../apimachinery/request-context.js';
 import { methodNotAllowed, pathNotFound } from '../../apimachinery/status-error.js';
-import type { Verb } from '../../registry/resource-definition.js';
+import { isNamespaced, type Verb } from '../../registry/resource-definition.js';
 import { header, type HandlerInput, type ResourceEndpoints } from './endpoint.js';
 import { negotiateResponse } from './negotiation.js';
 import { handleCreate } from './handlers/create.js';
@@ -61,6 +61,8 @@ export async function routeResource(r: RouteInput): Promise<void> {
   // Watches are routed for GET only (a POST to the deprecated /watch/ path included).
   if (verb === 'watch' && r.req.method !== 'GET') throw methodNotAllowed();
   if (!allowed.includes(verb) || !(verb in HANDLERS)) throw methodNotAllowed();
+  // A namespaced kind's collection across all namespaces is routed for list and watch only.
+  if (isNamespaced(definition) && !r.info.namespace && verb !== 'list' && verb !== 'watch') throw methodNotAllowed();
   if (!r.info.name && (verb === 'get' || verb === 'update' || verb === 'patch' || verb === 'delete')) throw methodNotAllowed();
   if (r.info.name && verb === 'create') throw methodNotAllowed();
   // The answer's representation is settled before any work: an unacceptable Accept is a 406

@@ -122,8 +122,8 @@ export interface SelfReviewInput {
   body: Buffer | undefined;
   contentType: string;
   authorizer: Authorizer;
-  /** Groups whose resources are all cluster-scoped here: a namespace in a review is ignored for them. */
-  clusterScopedGroups: ReadonlySet<string>;
+  /** The cluster-scoped resources served here, as `<group>/<resource>`: a namespace in a review is ignored for them. */
+  clusterScoped: ReadonlySet<string>;
 }
 
 export async function handleSelfReview(input: SelfReviewInput): Promise<void> {
@@ -140,7 +140,7 @@ export async function handleSelfReview(input: SelfReviewInput): Promise<void> {
     const rules = await input.authorizer.rulesFor(user, spec.namespace);
     result = { spec: { namespace: spec.namespace }, status: rules };
   } else {
-    const attrs = accessAttributes(spec, user, input.clusterScopedGroups);
+    const attrs = accessAttributes(spec, user, input.clusterScoped);
     const decision = await input.authorizer.authorize(attrs);
     const status: Record<string, unknown> = { allowed: decision.decision === 'allow' };
     if (decision.decision === 'deny') status.denied = true;
@@ -170,7 +170,7 @@ function accessAttributes(spec: ReviewSpec, user: RequestContext['user'], cluste
     resource: ra.resource ?? '',
     subresource: ra.subresource ?? '',
     // kubectl fills in its context's namespace even for cluster-scoped kinds.
-    namespace: clusterScoped.has(group) ? '' : (ra.namespace ?? ''),
+    namespace: clusterScoped.has(`${group}/${ra.resource ?? ''}`) ? '' : (ra.namespace ?? ''),
     name: ra.name ?? '',
     // The selectors' raw form narrows the question as a request's query would.
     ...(ra.fieldSelector?.rawSelector ? { fieldSelector: ra.fieldSelector.rawSelector } : {}),

@@ -89,7 +89,7 @@ export class NonResourceRoutes {
     };
     this.aggregated = { v2: agg('v2'), v2beta1: agg('v2beta1') };
     const core = (v: 'v2' | 'v2beta1') => {
-      const body = `${JSON.stringify(coreAggregatedDiscovery(v))}\n`;
+      const body = `${JSON.stringify(coreAggregatedDiscovery(opts.definitions, v))}\n`;
       return { body, etag: discoveryEtag(body) };
     };
     this.coreAggregated = { v2: core('v2'), v2beta1: core('v2beta1') };
@@ -106,7 +106,7 @@ export class NonResourceRoutes {
     if (parts[0] === 'metrics' && parts.length === 1 && this.opts.metrics) return this.metrics(reply, this.opts.metrics);
     if (parts.length === 0) return json({ paths: this.rootPaths() });
     if (parts[0] === 'api' && parts.length === 1) return this.api(req, reply, pretty);
-    if (isCoreV1(parts)) return json(coreAPIResourceList());
+    if (isCoreV1(parts)) return json(coreAPIResourceList(this.opts.definitions));
     if (parts[0] === 'apis') return this.apis(req, reply, parts, pretty);
     if (parts[0] === 'openapi') return this.openapi(req, reply, parts, query);
     throw pathNotFound();
@@ -130,8 +130,9 @@ export class NonResourceRoutes {
   }
 
   private rootPaths(): string[] {
-    const gvs = [...new Set(this.opts.definitions.map((d) => `/apis/${d.group}/${d.version}`))];
-    const groups = [...new Set(this.opts.definitions.map((d) => `/apis/${d.group}`))];
+    const named = this.opts.definitions.filter((d) => d.group);
+    const gvs = [...new Set(named.map((d) => `/apis/${d.group}/${d.version}`))];
+    const groups = [...new Set(named.map((d) => `/apis/${d.group}`))];
     const health = this.opts.health ?? DEFAULT_HEALTH_CHECKS;
     const checks = [...health.livez.map((c) => `/livez/${c.name}`), ...health.livez.map((c) => `/healthz/${c.name}`), ...health.readyz.map((c) => `/readyz/${c.name}`)];
     const metrics = this.opts.metrics ? ['/metrics'] : [];

@@ -29,10 +29,16 @@ export interface SnapshotStatus extends SnapshotInfo {
 const SQLITE_MAGIC = 'SQLite format 3\0';
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** `/registry/<group>/<plural>/<name>` → `<plural>.<group>`; other keys by their prefix. */
+/**
+ * `/registry/<group>/<plural>/[<namespace>/]<name>` → `<plural>.<group>`; a core kind's
+ * `/registry/<plural>/<namespace>/<name>` (its "group" has no dot) → `<plural>`; other keys by their prefix.
+ */
 export function resourceOfKey(key: string): string {
   const parts = key.split('/');
-  if (parts.length === 5 && parts[0] === '' && parts[1] === 'registry') return parts[2] ? `${parts[3]}.${parts[2]}` : parts[3]!;
+  if (parts[0] !== '' || parts[1] !== 'registry' || parts.length < 4) return key.slice(0, key.lastIndexOf('/') + 1);
+  if (!parts[2]) return parts[3]!;
+  if (!parts[2].includes('.')) return parts[2];
+  if (parts.length === 5 || parts.length === 6) return `${parts[3]}.${parts[2]}`;
   return key.slice(0, key.lastIndexOf('/') + 1);
 }
 

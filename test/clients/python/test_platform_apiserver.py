@@ -2,11 +2,14 @@
 # kubernetes.core and most Python tooling use) against a running platform-apiserver, as a new
 # user would use it: the DynamicClient (discovery by api_version, by kind alone and by short
 # name, CRUD, the four patch types, /status, server-side apply, watches, paging,
-# delete-collection, errors) and the typed CustomObjectsApi with watch.Watch().stream.
+# delete-collection, errors) and the typed CustomObjectsApi with watch.Watch().stream; IPAddresses
+# through the DynamicClient; Events through the typed CoreV1Api and EventsV1Api (create, list
+# across and within namespaces with field selectors, read in the other version, watch).
 #
 # Run alone (see README.md here): KUBECONFIG=<the server's admin.kubeconfig> /usr/bin/python3 -m unittest -v
 # test/e2e/python-client.test.ts runs it against a server it starts.
 
+import datetime
 import json
 import os
 import secrets
@@ -48,7 +51,7 @@ def setUpModule():
 
 def tearDownModule():
     if dyn is not None:
-        for api, kind in ((SC_API, 'ServiceCIDR'), (CTB_API, 'ClusterTrustBundle')):
+        for api, kind in ((SC_API, 'ServiceCIDR'), (CTB_API, 'ClusterTrustBundle'), (SC_API, 'IPAddress')):
             dyn.resources.get(api_version=api, kind=kind).delete(label_selector='python-run=' + RUN)
     if api_client is not None:
         api_client.close()
@@ -314,6 +317,80 @@ class Errors(unittest.TestCase):
         self.assertEqual((status['code'], status['reason']), (409, 'Conflict'))
         self.assertIn('the object has been modified; please apply your changes to the latest version and try again', status['message'])
         ctbs().delete(name=name)
+
+
+def ip_address(name, labels=None):
+    return {'apiVersion': SC_API, 'kind': 'IPAddress', 'metadata': {'name': name, 'labels': dict(labels or {}, **{'python-run': RUN})},
+            'spec': {'parentRef': {'resource': 'services', 'namespace': 'default', 'name': 'web'}}}
+
+
+class IPAddresses(unittest.TestCase):
+    def test_discovery_crud_and_validation(self):
+        ips = dyn.resources.get(short_names=['ip'])
+        self.assertEqual((ips.kind, ips.group_version, ips.namespaced), ('IPAddress', SC_API, False))
+        # A per-run address (10.<a>.<b>.<c>) so that runs against one server do not collide.
+        octets = [int(RUN[i:i + 2], 16) for i in (0, 2, 4)]
+        name = '10.%d.%d.%d' % tuple(octets)
+        made = ips.create(body=ip_address(name, {'ipaddress.kubernetes.io/ip-family': 'IPv4'}))
+        self.assertEqual(made.spec.parentRef.name, 'web')
+        listed = ips.get(label_selector='python-run=' + RUN)
+        self.assertEqual([i.metadata.name for i in listed.items], [name])
+        ips.patch(name=name, body={'metadata': {'labels': {'patched': 'yes'}}}, content_type='application/merge-patch+json')
+        self.assertEqual(ips.get(name=name).metadata.labels['patched'], 'yes')
+        with self.assertRaises(UnprocessibleEntityError) as caught:
+            ips.create(body=ip_address('10.0.0.001'))
+        status = json.loads(caught.exception.body)
+        self.assertEqual(status['message'], 'IPAddress.networking.platform.io "10.0.0.001" is invalid: metadata.name: Invalid value: "10.0.0.001": must not have leading 0s')
+        ips.delete(name=name)
+        with self.assertRaises(NotFoundError):
+            ips.get(name=name)
+
+
+class Events(unittest.TestCase):
+    def test_core_v1_events_typed(self):
+        core = client.CoreV1Api()
+        name = 'kubernetes.py-' + RUN
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        body = client.CoreV1Event(
+            metadata=client.V1ObjectMeta(name=name, labels={'python-run': RUN}),
+            involved_object=client.V1ObjectReference(api_version=SC_API, kind='ServiceCIDR', name='kubernetes'),
+            reason='PythonTested', message='from the python client', type='Normal', count=1,
+            first_timestamp=now, last_timestamp=now, source=client.V1EventSource(component='python-suite'))
+        made = core.create_namespaced_event('default', body)
+        self.assertEqual((made.metadata.namespace, made.count, made.first_timestamp), ('default', 1, now))
+        selector = 'involvedObject.kind=ServiceCIDR,reason=PythonTested'
+        self.assertEqual([e.metadata.name for e in core.list_event_for_all_namespaces(field_selector=selector, label_selector='python-run=' + RUN).items], [name])
+        self.assertEqual([e.metadata.name for e in core.list_namespaced_event('default', field_selector='source=python-suite', label_selector='python-run=' + RUN).items], [name])
+        self.assertEqual(core.list_namespaced_event('kube-system', label_selector='python-run=' + RUN).items, [])
+        # The same object in the events.k8s.io shape (raw: this client's EventsV1Event refuses the
+        # null eventTime of an event written through the core API, as it would against kube).
+        as_v1 = json.loads(client.EventsV1Api().read_namespaced_event(name, 'default', _preload_content=False).data)
+        self.assertEqual((as_v1['note'], as_v1['regarding']['name'], as_v1['deprecatedCount'], as_v1['eventTime']), ('from the python client', 'kubernetes', 1, None))
+        core.patch_namespaced_event(name, 'default', {'count': 2})
+        self.assertEqual(core.read_namespaced_event(name, 'default').count, 2)
+        core.delete_namespaced_event(name, 'default')
+
+    def test_events_v1_typed_and_watch(self):
+        events = client.EventsV1Api()
+        name = 'kubernetes.py1-' + RUN
+        when = datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=datetime.timezone.utc)
+        body = client.EventsV1Event(
+            metadata=client.V1ObjectMeta(name=name, labels={'python-run': RUN}), event_time=when,
+            reporting_controller='python.example.com/suite', reporting_instance='suite-1', action='Testing', reason='PythonTested',
+            regarding=client.V1ObjectReference(api_version=SC_API, kind='ServiceCIDR', name='kubernetes'), note='events.k8s.io', type='Warning')
+        w = watch.Watch()
+        seen = []
+        made = events.create_namespaced_event('default', body)
+        self.assertEqual(made.event_time, when)
+        for ev in w.stream(client.CoreV1Api().list_namespaced_event, 'default', field_selector='metadata.name=' + name, timeout_seconds=10):
+            seen.append((ev['type'], ev['object'].metadata.name, ev['object'].reporting_component))
+            w.stop()
+        self.assertEqual(seen, [('ADDED', name, 'python.example.com/suite')])
+        with self.assertRaises(client.exceptions.ApiException) as caught:
+            events.create_namespaced_event('default', client.EventsV1Event(metadata=client.V1ObjectMeta(name='bad-' + RUN), event_time=when, type='Normal'))
+        self.assertEqual(caught.exception.status, 422)
+        self.assertIn('reportingController: Required value', json.loads(caught.exception.body)['message'])
+        events.delete_namespaced_event(name, 'default')
 
 
 if __name__ == '__main__':

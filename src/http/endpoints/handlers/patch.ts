@@ -4,6 +4,8 @@
 
 import type { KubeObject } from '../../../apimachinery/object-meta.js';
 import { nameMismatch } from '../../../apimachinery/status-error.js';
+import { checkPatchedNamespace } from '../../../registry/namespaces.js';
+import { isNamespaced } from '../../../registry/resource-definition.js';
 import { header, type HandlerInput } from '../endpoint.js';
 import { checkTypeMeta, validateFields } from '../object-body.js';
 import { applyPatch, APPLY_PATCH, parseApplyConfig, parsePatch, patchQuery, patchTypeOf } from '../patch-types.js';
@@ -29,6 +31,7 @@ export async function handlePatch(input: HandlerInput): Promise<void> {
       const obj = validateFields(def, checkTypeMeta(def, patched), [], q.fieldValidation, warnings) as KubeObject;
       for (const w of warnings) if (!input.ctx.warnings.includes(w)) input.ctx.warnings.push(w);
       checkName(obj, input.name);
+      if (isNamespaced(def)) checkPatchedNamespace(obj.metadata, input.ctx.requestInfo.namespace);
       return obj;
     },
     { fieldManager: q.fieldManager, retryOnConflict: true },

@@ -16,15 +16,24 @@ export const AGGREGATED_V2BETA1_CONTENT_TYPE = 'application/json;g=apidiscovery.
 
 const sortedVerbs = (verbs: readonly string[]): string[] => [...verbs].sort();
 
+/**
+ * The named groups (the core group, '', is discovered at /api, never at /apis), each version's
+ * resources in kube's order (by name, as its installer sorts its paths).
+ */
 function groupsOf(defs: readonly DiscoveryResource[]): Map<string, Map<string, DiscoveryResource[]>> {
   const groups = new Map<string, Map<string, DiscoveryResource[]>>();
   for (const d of defs) {
+    if (!d.group) continue;
     const versions = groups.get(d.group) ?? new Map<string, DiscoveryResource[]>();
-    versions.set(d.version, [...(versions.get(d.version) ?? []), d]);
+    versions.set(d.version, [...(versions.get(d.version) ?? []), d].sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0)));
     groups.set(d.group, versions);
   }
   return groups;
 }
+
+/** The core group's v1 resources, by name. */
+const coreResources = (defs: readonly DiscoveryResource[]): DiscoveryResource[] =>
+  defs.filter((d) => !d.group && d.version === 'v1').sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
 
 function aggregatedResource(d: DiscoveryResource): object {
   const r: Record<string, unknown> = {
@@ -55,16 +64,17 @@ export function aggregatedDiscovery(defs: readonly DiscoveryResource[], version:
 }
 
 /**
- * The core group at /api as aggregated discovery: kube always serves it, with version v1. Every
- * kind here is in a named group, so v1 lists no resources (omitted when empty, as Go's
- * omitempty does); clients then see the core group exactly as the legacy /api and /api/v1 show it.
+ * The core group at /api as aggregated discovery: kube always serves it, with version v1 and the
+ * core kinds served here (resources omitted when there are none, as Go's omitempty does);
+ * clients then see the core group exactly as the legacy /api and /api/v1 show it.
  */
-export function coreAggregatedDiscovery(version: 'v2' | 'v2beta1'): object {
+export function coreAggregatedDiscovery(defs: readonly DiscoveryResource[], version: 'v2' | 'v2beta1'): object {
+  const resources = coreResources(defs).map(aggregatedResource);
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: `apidiscovery.k8s.io/${version}`,
     metadata: {},
-    items: [{ metadata: { creationTimestamp: null }, versions: [{ version: 'v1', freshness: 'Current' }] }],
+    items: [{ metadata: { creationTimestamp: null }, versions: [{ version: 'v1', ...(resources.length ? { resources } : {}), freshness: 'Current' }] }],
   };
 }
 
@@ -73,9 +83,18 @@ export function coreAPIVersions(serverAddress: string): object {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
-/** Legacy GET /api/v1: the core group's resources, none here (an honest empty list). */
-export function coreAPIResourceList(): object {
-  return { kind: 'APIResourceList', groupVersion: 'v1', resources: [] };
+/** Legacy GET /api/v1: the core group's resources. */
+export function coreAPIResourceList(defs: readonly DiscoveryResource[]): object {
+  return { kind: 'APIResourceList', groupVersion: 'v1', resources: coreResources(defs).flatMap(legacyResources) };
+}
+
+/** A resource and its subresources as a legacy APIResourceList lists them. */
+function legacyResources(d: DiscoveryResource): object[] {
+  const namespaced = d.scope === 'Namespaced';
+  const r: Record<string, unknown> = { name: d.plural, singularName: d.singular, namespaced, kind: d.kind, verbs: sortedVerbs(d.verbs) };
+  if (d.shortNames.length) r.shortNames = [...d.shortNames];
+  if (d.categories.length) r.categories = [...d.categories];
+  return [r, ...d.subresources.map((s) => ({ name: `${d.plural}/${s.name}`, singularName: '', namespaced, kind: d.kind, verbs: sortedVerbs(s.verbs) }))];
 }
 
 function apiGroupOf(group: string, versions: Map<string, DiscoveryResource[]>): object {
@@ -95,15 +114,7 @@ export function apiGroup(defs: readonly DiscoveryResource[], group: string): obj
 export function apiResourceList(defs: readonly DiscoveryResource[], group: string, version: string): object | undefined {
   const ds = groupsOf(defs).get(group)?.get(version);
   if (!ds) return undefined;
-  const resources: object[] = [];
-  for (const d of ds) {
-    const r: Record<string, unknown> = { name: d.plural, singularName: d.singular, namespaced: false, kind: d.kind, verbs: sortedVerbs(d.verbs) };
-    if (d.shortNames.length) r.shortNames = [...d.shortNames];
-    if (d.categories.length) r.categories = [...d.categories];
-    resources.push(r);
-    for (const s of d.subresources) resources.push({ name: `${d.plural}/${s.name}`, singularName: '', namespaced: false, kind: d.kind, verbs: sortedVerbs(s.verbs) });
-  }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources };
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: ds.flatMap(legacyResources) };
 }
 
 /** Aggregated discovery only for clients that list it in Accept, preferring v2; else legacy. */

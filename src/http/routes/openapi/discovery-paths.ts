@@ -5,7 +5,7 @@
 import { refTo, type SchemaRegistry } from '../../../apimachinery/schema.js';
 import { META } from '../../../apimachinery/common-schemas.js';
 import type { ResourceDefinition } from '../../../registry/resource-definition.js';
-import { camel, type Operation, type PathItem } from './operations.js';
+import { camel, groupId, groupTagOf, rootOf, tagOf, type Operation, type PathItem } from './operations.js';
 
 const API_GROUP_LIST = `${META}.APIGroupList`;
 const API_GROUP = `${META}.APIGroup`;
@@ -13,6 +13,7 @@ const GROUP_VERSION = `${META}.GroupVersionForDiscovery`;
 const SERVER_ADDRESS = `${META}.ServerAddressByClientCIDR`;
 const API_RESOURCE_LIST = `${META}.APIResourceList`;
 const API_RESOURCE = `${META}.APIResource`;
+const API_VERSIONS = `${META}.APIVersions`;
 const VERSION_INFO = 'io.k8s.apimachinery.pkg.version.Info';
 
 const str = (description: string) => ({ type: 'string' as const, description, default: '' });
@@ -77,6 +78,17 @@ export const discoverySchemas: SchemaRegistry = {
     properties: { ...typeMeta, groupVersion: str('The group-version listed.'), resources: list(API_RESOURCE, 'The resources.') },
     'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'APIResourceList' }],
   },
+  [API_VERSIONS]: {
+    type: 'object',
+    description: 'The versions of the core group, and where clients reach the server.',
+    required: ['versions', 'serverAddressByClientCIDRs'],
+    properties: {
+      ...typeMeta,
+      serverAddressByClientCIDRs: list(SERVER_ADDRESS, 'Where clients reach the server, by client CIDR.'),
+      versions: { ...strings('The versions served.'), 'x-kubernetes-list-type': 'atomic' as const },
+    },
+    'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'APIVersions' }],
+  },
   [VERSION_INFO]: {
     type: 'object',
     description: 'The version of the server.',
@@ -98,15 +110,16 @@ const get = (operationId: string, description: string, tag: string, schema: stri
 
 export function nonResourcePaths(defs: readonly ResourceDefinition[]): PathItem[] {
   const items: PathItem[] = [
+    { path: '/api/', params: [], operations: [get('getCoreAPIVersions', 'get available API versions', 'core', API_VERSIONS)] },
     { path: '/apis/', params: [], operations: [get('getAPIVersions', 'get available API versions', 'apis', API_GROUP_LIST)] },
     { path: '/version/', params: [], operations: [get('getCodeVersion', 'get the code version', 'version', VERSION_INFO)] },
   ];
-  for (const group of [...new Set(defs.map((d) => d.group))]) {
-    items.push({ path: `/apis/${group}/`, params: [], operations: [get(`get${camel(group)}APIGroup`, 'get information of a group', group, API_GROUP)] });
+  for (const group of [...new Set(defs.filter((d) => d.group).map((d) => d.group))]) {
+    items.push({ path: `/apis/${group}/`, params: [], operations: [get(`get${groupId(group)}APIGroup`, 'get information of a group', groupTagOf(group), API_GROUP)] });
   }
-  for (const gv of [...new Set(defs.map((d) => `${d.group}/${d.version}`))]) {
-    const [group, version] = gv.split('/') as [string, string];
-    items.push({ path: `/apis/${gv}/`, params: [], operations: [get(`get${camel(group)}${camel(version)}APIResources`, 'get available resources', `${group}_${version}`, API_RESOURCE_LIST)] });
+  const gvs = new Map(defs.map((d) => [`${d.group}/${d.version}`, d]));
+  for (const d of gvs.values()) {
+    items.push({ path: `${rootOf(d)}/`, params: [], operations: [get(`get${groupId(d.group)}${camel(d.version)}APIResources`, 'get available resources', tagOf(d), API_RESOURCE_LIST)] });
   }
   return items;
 }

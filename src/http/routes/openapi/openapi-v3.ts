@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { commonSchemas, DELETE_OPTIONS, PATCH, STATUS } from '../../../apimachinery/common-schemas.js';
 import { refTo, type Schema, type SchemaRegistry } from '../../../apimachinery/schema.js';
 import type { ResourceDefinition } from '../../../registry/resource-definition.js';
-import { resourcePaths, type Operation, type Param } from './operations.js';
+import { resourcePaths, rootOf, type Operation, type Param } from './operations.js';
 
 export interface OpenAPIDocument {
   body: Buffer;
@@ -73,7 +73,11 @@ export const contentHash = (body: Buffer): string => createHash('sha512').update
 
 export function buildOpenAPIV3(defs: readonly ResourceDefinition[]): { index: object; groupVersions: Map<string, OpenAPIDocument> } {
   const byGV = new Map<string, ResourceDefinition[]>();
-  for (const d of defs) byGV.set(`apis/${d.group}/${d.version}`, [...(byGV.get(`apis/${d.group}/${d.version}`) ?? []), d]);
+  // `api/v1` for the core group, `apis/<group>/<version>` for the others (kube's v3 paths).
+  for (const d of defs) {
+    const gv = rootOf(d).slice(1);
+    byGV.set(gv, [...(byGV.get(gv) ?? []), d]);
+  }
   const groupVersions = new Map<string, OpenAPIDocument>();
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const [gv, ds] of byGV) {

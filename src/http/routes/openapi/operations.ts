@@ -61,6 +61,7 @@ export const P = {
   propagationPolicy: param('propagationPolicy', 'Garbage collection of dependents: Orphan, Background or Foreground.'),
 };
 export const nameParam: Param = { name: 'name', in: 'path', description: 'name of the object', type: 'string', required: true };
+export const namespaceParam: Param = { name: 'namespace', in: 'path', description: 'object name and auth scope, such as for teams and projects', type: 'string', required: true };
 
 export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
@@ -70,10 +71,23 @@ export const camel = (s: string): string =>
     .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
     .join('');
 
-/** Operation ids spell the whole group, as kube does for groups outside k8s.io (`networking.platform.io` → `NetworkingPlatformIo`). */
-const groupId = (group: string): string => camel(group);
+/**
+ * A group's name in operation ids and tags, as kube's: the core group is `core`, a `k8s.io` group
+ * its name without the suffix (`events.k8s.io` → `events`), any other group its whole name
+ * (`networking.platform.io`, spelled `NetworkingPlatformIo` in ids).
+ */
+const friendlyGroup = (group: string): string => (!group ? 'core' : group.endsWith('.k8s.io') ? group.slice(0, -'.k8s.io'.length) : group);
 
-export const tagOf = (d: Pick<ResourceDefinition, 'group' | 'version'>): string => `${d.group}_${d.version}`;
+/** The group in operation ids: `Core`, `Events`, `NetworkingPlatformIo`. */
+export const groupId = (group: string): string => camel(friendlyGroup(group));
+
+export const tagOf = (d: Pick<ResourceDefinition, 'group' | 'version'>): string => `${friendlyGroup(d.group)}_${d.version}`;
+
+/** The group's tag alone (its APIGroup operation), as kube names it. */
+export const groupTagOf = (group: string): string => friendlyGroup(group);
+
+/** The API root of a group-version: `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */
+export const rootOf = (d: Pick<ResourceDefinition, 'group' | 'version'>): string => (d.group ? `/apis/${d.group}/${d.version}` : `/api/${d.version}`);
 
 const LIST_PARAMS = [P.allowWatchBookmarks, P.continue, P.fieldSelector, P.labelSelector, P.limit, P.pretty, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds, P.watch];
 const WRITE_PARAMS = [P.pretty, P.dryRun, P.fieldManager, P.fieldValidation];
@@ -85,19 +99,25 @@ export function resourcePaths(d: ResourceDefinition): PathItem[] {
   const id = `${groupId(d.group)}${camel(d.version)}`;
   const tag = tagOf(d);
   const op = (o: Omit<Operation, 'tag' | 'gvk'>): Operation => ({ ...o, tag, gvk });
-  const base = `/apis/${d.group}/${d.version}/${d.plural}`;
+  const namespaced = d.scope === 'Namespaced';
+  // A namespaced kind's operations are under its namespace and named so (`readCoreV1NamespacedEvent`).
+  const scoped = namespaced ? `Namespaced${d.kind}` : d.kind;
+  const base = namespaced ? `${rootOf(d)}/namespaces/{namespace}/${d.plural}` : `${rootOf(d)}/${d.plural}`;
+  const baseParams = namespaced ? [namespaceParam] : [];
   const objectBody = { schema: d.schemaName, required: true };
+  const listOp = (operationId: string): Operation =>
+    op({ method: 'get', action: 'list', operationId, description: `list or watch objects of kind ${d.kind}`, params: LIST_PARAMS, responses: { '200': d.listSchemaName }, watch: true });
   const items: PathItem[] = [
     {
       path: base,
-      params: [],
+      params: baseParams,
       operations: [
-        op({ method: 'get', action: 'list', operationId: `list${id}${d.kind}`, description: `list or watch objects of kind ${d.kind}`, params: LIST_PARAMS, responses: { '200': d.listSchemaName }, watch: true }),
-        op({ method: 'post', action: 'post', operationId: `create${id}${d.kind}`, description: `create a ${d.kind}`, params: WRITE_PARAMS, body: objectBody, responses: { '200': d.schemaName, '201': d.schemaName, '202': d.schemaName } }),
+        listOp(`list${id}${scoped}`),
+        op({ method: 'post', action: 'post', operationId: `create${id}${scoped}`, description: `create a ${d.kind}`, params: WRITE_PARAMS, body: objectBody, responses: { '200': d.schemaName, '201': d.schemaName, '202': d.schemaName } }),
         op({
           method: 'delete',
           action: 'deletecollection',
-          operationId: `delete${id}Collection${d.kind}`,
+          operationId: `delete${id}Collection${scoped}`,
           description: `delete collection of ${d.kind}`,
           params: [...DELETE_PARAMS, ...LIST_PARAMS.filter((p) => p !== P.watch && p !== P.pretty)],
           body: { schema: DELETE_OPTIONS, required: false },
@@ -107,36 +127,38 @@ export function resourcePaths(d: ResourceDefinition): PathItem[] {
     },
     {
       path: `${base}/{name}`,
-      params: [nameParam],
+      params: [nameParam, ...baseParams],
       operations: [
-        op({ method: 'get', action: 'get', operationId: `read${id}${d.kind}`, description: `read the specified ${d.kind}`, params: [P.pretty], responses: { '200': d.schemaName } }),
-        op({ method: 'put', action: 'put', operationId: `replace${id}${d.kind}`, description: `replace the specified ${d.kind}`, params: WRITE_PARAMS, body: objectBody, responses: { '200': d.schemaName, '201': d.schemaName } }),
+        op({ method: 'get', action: 'get', operationId: `read${id}${scoped}`, description: `read the specified ${d.kind}`, params: [P.pretty], responses: { '200': d.schemaName } }),
+        op({ method: 'put', action: 'put', operationId: `replace${id}${scoped}`, description: `replace the specified ${d.kind}`, params: WRITE_PARAMS, body: objectBody, responses: { '200': d.schemaName, '201': d.schemaName } }),
         op({
           method: 'patch',
           action: 'patch',
-          operationId: `patch${id}${d.kind}`,
+          operationId: `patch${id}${scoped}`,
           description: `partially update the specified ${d.kind}`,
           params: [...WRITE_PARAMS, P.force],
           body: { schema: PATCH, required: true },
           consumes: PATCH_TYPES,
           responses: { '200': d.schemaName, '201': d.schemaName },
         }),
-        op({ method: 'delete', action: 'delete', operationId: `delete${id}${d.kind}`, description: `delete a ${d.kind}`, params: DELETE_PARAMS, body: { schema: DELETE_OPTIONS, required: false }, responses: { '200': STATUS, '202': STATUS } }),
+        op({ method: 'delete', action: 'delete', operationId: `delete${id}${scoped}`, description: `delete a ${d.kind}`, params: DELETE_PARAMS, body: { schema: DELETE_OPTIONS, required: false }, responses: { '200': STATUS, '202': STATUS } }),
       ],
     },
   ];
+  // Every namespace's objects at once: list and watch only.
+  if (namespaced) items.push({ path: `${rootOf(d)}/${d.plural}`, params: [], operations: [listOp(`list${id}${d.kind}ForAllNamespaces`)] });
   for (const s of d.subresources) {
     const sub = camel(s.name);
     items.push({
       path: `${base}/{name}/${s.name}`,
-      params: [nameParam],
+      params: [nameParam, ...baseParams],
       operations: [
-        op({ method: 'get', action: 'get', operationId: `read${id}${d.kind}${sub}`, description: `read ${s.name} of the specified ${d.kind}`, params: [P.pretty], responses: { '200': d.schemaName } }),
-        op({ method: 'put', action: 'put', operationId: `replace${id}${d.kind}${sub}`, description: `replace ${s.name} of the specified ${d.kind}`, params: WRITE_PARAMS, body: objectBody, responses: { '200': d.schemaName, '201': d.schemaName } }),
+        op({ method: 'get', action: 'get', operationId: `read${id}${scoped}${sub}`, description: `read ${s.name} of the specified ${d.kind}`, params: [P.pretty], responses: { '200': d.schemaName } }),
+        op({ method: 'put', action: 'put', operationId: `replace${id}${scoped}${sub}`, description: `replace ${s.name} of the specified ${d.kind}`, params: WRITE_PARAMS, body: objectBody, responses: { '200': d.schemaName, '201': d.schemaName } }),
         op({
           method: 'patch',
           action: 'patch',
-          operationId: `patch${id}${d.kind}${sub}`,
+          operationId: `patch${id}${scoped}${sub}`,
           description: `partially update ${s.name} of the specified ${d.kind}`,
           params: [...WRITE_PARAMS, P.force],
           body: { schema: PATCH, required: true },
@@ -154,7 +176,10 @@ export function watchPaths(d: ResourceDefinition): PathItem[] {
   const gvk = { group: d.group, version: d.version, kind: d.kind };
   const id = `${groupId(d.group)}${camel(d.version)}`;
   const watchParams = LIST_PARAMS.filter((p) => p !== P.watch).concat(P.watch);
-  const base = `/apis/${d.group}/${d.version}/watch/${d.plural}`;
+  const namespaced = d.scope === 'Namespaced';
+  const scoped = namespaced ? `Namespaced${d.kind}` : d.kind;
+  const base = namespaced ? `${rootOf(d)}/watch/namespaces/{namespace}/${d.plural}` : `${rootOf(d)}/watch/${d.plural}`;
+  const baseParams = namespaced ? [namespaceParam] : [];
   const op = (action: string, operationId: string, description: string): Operation => ({
     method: 'get',
     action,
@@ -166,12 +191,15 @@ export function watchPaths(d: ResourceDefinition): PathItem[] {
     watch: true,
     gvk,
   });
-  return [
-    { path: base, params: watchParams, operations: [op('watchlist', `watch${id}${d.kind}List`, `watch individual changes to a list of ${d.kind}. deprecated: use the 'watch' parameter with a list operation instead.`)] },
+  const listDescription = `watch individual changes to a list of ${d.kind}. deprecated: use the 'watch' parameter with a list operation instead.`;
+  const items: PathItem[] = [
+    { path: base, params: [...watchParams, ...baseParams], operations: [op('watchlist', `watch${id}${scoped}List`, listDescription)] },
     {
       path: `${base}/{name}`,
-      params: [...watchParams, nameParam],
-      operations: [op('watch', `watch${id}${d.kind}`, `watch changes to an object of kind ${d.kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`)],
+      params: [...watchParams, nameParam, ...baseParams],
+      operations: [op('watch', `watch${id}${scoped}`, `watch changes to an object of kind ${d.kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`)],
     },
   ];
+  if (namespaced) items.push({ path: `${rootOf(d)}/watch/${d.plural}`, params: watchParams, operations: [op('watchlist', `watch${id}${d.kind}ListForAllNamespaces`, listDescription)] });
+  return items;
 }
