@@ -23,7 +23,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFiles, matchesList } from './globs.js';
-import { criticalModules, MUTATION_FLOOR, type CriticalModule } from './modules.js';
+import { criticalModules, MUTATION_FLOOR, slowTests, type CriticalModule } from './modules.js';
 import { belowFloor, formatScoreTable, formatUndetected, scoreModules, type MutationReport } from './scores.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -104,7 +104,12 @@ function selectModules(args: Args): CriticalModule[] {
 function strykerOptions(modules: readonly CriticalModule[], concurrency: number): Record<string, unknown> {
   const sources = listFiles(ROOT, ['src', 'test']);
   const mutateFiles = sources.filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && modules.some((m) => matchesList(f, m.mutate)));
-  const testFiles = sources.filter((f) => f.endsWith('.test.ts') && modules.some((m) => matchesList(f, m.tests)));
+  // In the order each mutant will run them (Stryker keeps the order of the first run): the slow
+  // files last.
+  const slowness = (f: string): number => slowTests.indexOf(f);
+  const testFiles = sources
+    .filter((f) => f.endsWith('.test.ts') && modules.some((m) => matchesList(f, m.tests)))
+    .sort((a, b) => slowness(a) - slowness(b));
   for (const m of modules) {
     if (!sources.some((f) => matchesList(f, m.mutate))) throw new Error(`module ${m.name}: no source file matches ${m.mutate.join(' ')}`);
   }
@@ -132,7 +137,7 @@ function strykerOptions(modules: readonly CriticalModule[], concurrency: number)
     coverageAnalysis: 'perTest',
     concurrency,
     // Loaded machines stretch a test file's time; a mutant that loops still ends within this.
-    timeoutMS: 10_000,
+    timeoutMS: 5_000,
     timeoutFactor: 2,
     reporters: ['json', 'html', process.stdout.isTTY ? 'progress' : 'progress-append-only', 'clear-text'],
     clearTextReporter: { reportMutants: false, reportTests: false, allowColor: process.stdout.isTTY },
