@@ -108,6 +108,9 @@ describe('ServiceAccountAuthenticator', () => {
     if (first.kind === 'user') first.user.groups.push('changed-by-caller');
     const again = await a.authenticate(request(t));
     assert.deepEqual(again.kind === 'user' && again.user.groups, ['system:serviceaccounts', 'system:serviceaccounts:team-a']);
+    if (again.kind === 'user') again.user.groups.push('changed-by-caller');
+    const third = await a.authenticate(request(t));
+    assert.deepEqual(third.kind === 'user' && third.user.groups, ['system:serviceaccounts', 'system:serviceaccounts:team-a']);
     clock += VERIFIED_TOKEN_TTL_MS + 1;
     assert.equal((await a.authenticate(request(t))).kind, 'user');
   });
