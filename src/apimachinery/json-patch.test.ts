@@ -37,6 +37,8 @@ describe('JSON patch operations', () => {
     assert.deepEqual(patch({ l: [1, 2, 3] }, [{ op: 'move', from: '/l/0', path: '/l/2' }]), { l: [2, 3, 1] });
     // A path that only shares a prefix with from is not its child.
     assert.deepEqual(patch({ a: 1, ab: 2 }, [{ op: 'move', from: '/a', path: '/ab' }]), { ab: 1 });
+    // Onto itself: not into its own child, and changes nothing.
+    assert.deepEqual(patch({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a' }]), { a: { b: 1 } });
   });
 
   test('copy: a deep copy, not a shared value', () => {
