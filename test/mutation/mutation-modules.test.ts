@@ -77,3 +77,20 @@ describe('scores', () => {
     assert.equal(belowFloor(none!, MUTATION_FLOOR), false);
   });
 });
+
+describe('modules held below the floor', () => {
+  const mutant = (status: ReportMutant['status']): ReportMutant => ({ id: status, mutatorName: 'X', status, location: { start: { line: 1, column: 1 }, end: { line: 1, column: 2 } } });
+  const base = criticalModules.find((m) => m.name === 'attest-admission')!;
+  const report: MutationReport = { files: { 'src/auth/ctb-attest-admission.ts': { source: '', mutants: [...Array(7).fill('Killed'), ...Array(3).fill('Survived')].map(mutant) } } };
+
+  test('a module held at its measured score passes at it and fails below it; the table says it is held', () => {
+    const [at] = scoreModules(report, [{ ...base, heldAt: 70 }]);
+    assert.equal(belowFloor(at!, MUTATION_FLOOR), false);
+    assert.match(formatScoreTable([at!], MUTATION_FLOOR), /70\.00.*held at 70%, floor 85%/);
+    const [under] = scoreModules(report, [{ ...base, heldAt: 71 }]);
+    assert.equal(belowFloor(under!, MUTATION_FLOOR), true);
+    // A held score above the floor never raises it.
+    const [over] = scoreModules(report, [{ ...base, heldAt: 99 }]);
+    assert.match(formatScoreTable([over!], MUTATION_FLOOR), /BELOW 85%/);
+  });
+});
