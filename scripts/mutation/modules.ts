@@ -139,7 +139,7 @@ export const criticalModules: readonly CriticalModule[] = [
     name: 'authorization',
     what: 'RBAC and webhook authorization',
     mutate: ['src/auth/rbac/{rule-matching,rbac-authorizer}.ts', 'src/auth/webhook/{webhook-authorizer,subject-access-review}.ts'],
-    tests: ['src/auth/rbac/*.test.ts', 'test/integration/webhook-authorizer.test.ts', 'src/http/filters/authorization.test.ts'],
+    tests: ['src/auth/rbac/*.test.ts', 'src/auth/webhook/{webhook-authorizer,subject-access-review}*.test.ts', 'test/integration/webhook-authorizer.test.ts', 'src/http/filters/authorization.test.ts'],
   },
   {
     name: 'impersonation',
