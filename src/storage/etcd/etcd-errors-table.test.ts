@@ -43,6 +43,17 @@ describe('toStorageError', () => {
     });
   }
 
+  test("grpc-js's empty resolution note goes however it is joined on", () => {
+    for (const [text, message] of [
+      ['lost Resolution note: ', 'etcd: lost'],
+      ['lost.Resolution note:', 'etcd: lost'],
+      ['lost.  Resolution note:  ', 'etcd: lost'],
+      ['lost. Resolution note: DNS', 'etcd: lost. Resolution note: DNS'],
+    ]) {
+      assert.equal(toStorageError(new Error(text)).message, message);
+    }
+  });
+
   test('Compacted carries the compacted revision; RevisionTooLarge the current one', () => {
     const compacted = toStorageError(new Error('etcdserver: mvcc: required revision has been compacted'), { compacted: 40, current: 90 });
     assert.equal(compacted.revision, 40);

@@ -82,6 +82,13 @@ describe('outcomeUnknown', () => {
     assert.equal(err.message, 'request did not complete within requested timeout - the write may have been applied (etcd: 14 UNAVAILABLE: Connection dropped)');
   });
 
+  test("grpc-js's empty resolution note goes however it is joined on: with or without a period, spaces or none", () => {
+    const reason = (message: string) => outcomeUnknown('k', new Error(message)).message.replace(/^.*\(etcd: (.*)\)$/, '$1');
+    assert.equal(reason('lost Resolution note: '), 'lost');
+    assert.equal(reason('lost.Resolution note:'), 'lost');
+    assert.equal(reason('lost.  Resolution note:  '), 'lost');
+  });
+
   test('a non-Error and a resolution note that says something keep their text', () => {
     assert.equal(outcomeUnknown('k', 'lost').message, 'request did not complete within requested timeout - the write may have been applied (etcd: lost)');
     assert.match(outcomeUnknown('k', new Error('x. Resolution note: DNS')).message, /\(etcd: x\. Resolution note: DNS\)$/);
