@@ -40,6 +40,14 @@ describe('IPv6 addresses with an IPv4 tail that are not IPv4-mapped', () => {
     test(text, () => assert.equal(cidrProblem(text), `must be in canonical form (${JSON.stringify(canonical)})`));
   }
 
+  test('a mapped address below /96 still parses (Go: ::fffe:0:0/95), and is refused as mapped', () => {
+    assert.equal(cidrProblem('::ffff:0.0.0.0/95'), 'must not have an IPv4-mapped IPv6 address');
+    assert.equal(cidrProblem('::ffff:0.0.0.0/0'), 'must not have an IPv4-mapped IPv6 address');
+    const parsed = parseCIDRSloppy('::ffff:0.0.0.0/95')!;
+    assert.equal(parsed.family, 6);
+    assert.equal(formatIP(maskedNetwork(parsed)), '::fffe:0:0');
+  });
+
   test('a mapped address reads as IPv4: its last four bytes and the prefix less 96', () => {
     const parsed = parseCIDRSloppy('::ffff:10.1.0.0/112')!;
     assert.equal(parsed.family, 4);

@@ -87,8 +87,9 @@ export function parseCIDRSloppy(text: string): ParsedCIDR | undefined {
     const ip = parseIPv6(ipText);
     if (!ip || prefix > 128) return undefined;
     if (isV4Mapped(ip)) {
-      // Go treats a mapped address as IPv4 with the prefix shifted by 96.
-      if (prefix < 96) return undefined;
+      // Go treats a mapped address as IPv4 with the prefix shifted by 96; below /96 the mask
+      // reaches into the ::ffff, so it stays a 16-byte network (Go: ::ffff:0.0.0.0/95 is ::fffe:0:0/95).
+      if (prefix < 96) return { family: 6, ip, prefix, leadingZeros: prefixLeadingZero, ipv4Mapped: true };
       return { family: 4, ip: ip.slice(12), prefix: prefix - 96, leadingZeros: prefixLeadingZero, ipv4Mapped: true };
     }
     return { family: 6, ip, prefix, leadingZeros: prefixLeadingZero, ipv4Mapped: false };
