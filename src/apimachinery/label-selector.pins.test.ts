@@ -31,3 +31,16 @@ describe('label selector pins', () => {
     );
   });
 });
+
+describe('label selector Gt and Lt values', () => {
+  test('a value that is neither an integer nor a label value gets both errors, as apimachinery reports them', () => {
+    assert.throws(
+      () => parseLabelSelector('n>a_'),
+      (e: unknown) =>
+        isStatusError(e) &&
+        e.code === 400 &&
+        e.message ===
+          "unable to parse requirement: [values[0]: Invalid value: \"a_\": for 'Gt', 'Lt' operators, the value must be an integer, values[0]: Invalid value: \"a_\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]",
+    );
+  });
+});

@@ -142,11 +142,11 @@ function checked(key: string, operator: LabelOperator, values: string[]): LabelR
   }
   if ((operator === 'gt' || operator === 'lt') && !/^-?\d+$/.test(values[0] ?? '')) {
     errs.push(fieldErrors.invalid(valuesPath.index(0), values[0] ?? '', 'for \'Gt\', \'Lt\' operators, the value must be an integer'));
-  } else {
-    values.forEach((v, i) => {
-      for (const msg of isValidLabelValue(v)) errs.push(fieldErrors.invalid(valuesPath.index(i), v, msg));
-    });
   }
+  // Every operator's values are label values too (apimachinery checks them after the operator's rule).
+  values.forEach((v, i) => {
+    for (const msg of isValidLabelValue(v)) errs.push(fieldErrors.invalid(valuesPath.index(i), v, msg));
+  });
   if (errs.length) throw new ParseError(aggregateFieldErrors(errs));
   return { key, operator, values };
 }
