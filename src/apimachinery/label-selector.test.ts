@@ -61,6 +61,9 @@ describe('label selector grammar', () => {
     rejects('a=(', "found '(', expected: identifier");
     rejects(',a', "found ',', expected: identifier");
     rejects('a,', "found '', expected: identifier after ','");
+    rejects('a!b', "found '!', expected: '=', '!=', '==', 'in', notin'");
+    rejects('n>x5', "values[0]: Invalid value: \"x5\": for 'Gt', 'Lt' operators, the value must be an integer");
+    rejects('n>5x', "values[0]: Invalid value: \"5x\": for 'Gt', 'Lt' operators, the value must be an integer");
   });
 
   test('keys and values are validated as apimachinery validates them', () => {
