@@ -48,12 +48,14 @@ export const slowTests: readonly string[] = [
 export const criticalModules: readonly CriticalModule[] = [
   {
     name: 'servicecidr-validation',
+    heldAt: 79, // measured 80.0% (issue #35's first runs); raise as tests are added
     what: 'ServiceCIDR validation and CIDR parsing',
     mutate: ['src/resources/servicecidrs/{cidr,validation,strategy}.ts'],
     tests: ['src/resources/servicecidrs/**/*.test.ts', 'src/config/service-ip-range.test.ts'],
   },
   {
     name: 'trustbundle-validation',
+    heldAt: 77, // measured 78.6% (issue #35's first runs); raise as tests are added
     what: 'ClusterTrustBundle validation, strategy and certificate validity',
     mutate: ['src/resources/clustertrustbundles/{validation,strategy,certificate-validity}.ts'],
     tests: ['src/resources/clustertrustbundles/**/*.test.ts'],
@@ -66,12 +68,14 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'managed-fields',
+    heldAt: 68, // measured 69.1% (issue #35's first runs); raise as tests are added
     what: 'server-side apply: field sets, managedFields, typed merge',
     mutate: ['src/apimachinery/managed-fields/*.ts'],
     tests: ['src/apimachinery/managed-fields/*.test.ts'],
   },
   {
     name: 'strategic-merge',
+    heldAt: 78, // measured 79.1% (issue #35's first runs); raise as tests are added
     what: 'strategic merge patch',
     mutate: ['src/apimachinery/strategic-merge-patch.ts'],
     tests: ['src/apimachinery/strategic-merge-patch*.test.ts'],
@@ -90,18 +94,21 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'generic-store',
+    heldAt: 36, // measured 37.8% (issue #35's first runs); raise as tests are added
     what: "the registry's generic store",
     mutate: ['src/registry/generic-store.ts'],
     tests: ['src/registry/*.test.ts', 'test/integration/generic-store*.test.ts'],
   },
   {
     name: 'watch-cache',
+    heldAt: 52, // measured 53.6% (issue #35's first runs); raise as tests are added
     what: 'the watch cache',
     mutate: ['src/storage/cache/watch-cache.ts'],
     tests: ['src/storage/cache/watch-cache*.test.ts'],
   },
   {
     name: 'sqlite-store',
+    heldAt: 64, // measured 65.7% (issue #35's first runs); raise as tests are added
     what: "the SQLite backend's write and compaction paths",
     // sqlite-writer-worker.ts runs only on the writer thread, where Stryker sees no coverage; the
     // batch code it runs (sqlite-batch.ts) is mutated here through the inline writer.
@@ -110,12 +117,14 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'etcd-store',
+    heldAt: 46, // measured 47.3% (issue #35's first runs); raise as tests are added
     what: "the etcd backend's write and compaction paths",
     mutate: ['src/storage/etcd/{etcd-store,etcd-compactor}.ts'],
     tests: ['src/storage/etcd/{etcd-store,etcd-compactor,etcd-rewind}*.test.ts'],
   },
   {
     name: 'etcd-write-outcome',
+    heldAt: 78, // measured 79.6% (issue #35's first runs); raise as tests are added
     what: "etcd write outcomes and etcd's errors",
     mutate: ['src/storage/etcd/{etcd-write-outcome,etcd-errors}.ts'],
     tests: ['src/storage/etcd/{etcd-write-outcome,etcd-errors}*.test.ts'],
@@ -137,6 +146,7 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'authorization',
+    heldAt: 70, // measured 71.4% (issue #35's first runs); raise as tests are added
     what: 'RBAC and webhook authorization',
     mutate: ['src/auth/rbac/{rule-matching,rbac-authorizer}.ts', 'src/auth/webhook/{webhook-authorizer,subject-access-review}.ts'],
     tests: ['src/auth/rbac/*.test.ts', 'src/auth/webhook/{webhook-authorizer,subject-access-review}*.test.ts', 'test/integration/webhook-authorizer.test.ts', 'src/http/filters/authorization.test.ts'],
@@ -155,6 +165,7 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'request-filters',
+    heldAt: 72, // measured 73.2% (issue #35's first runs); raise as tests are added
     what: 'the request filters (authn, authz, in-flight, deadlines, audit, metrics…)',
     // impersonation.ts belongs to its own module; test-state.ts is the filters' test helper.
     mutate: ['src/http/filters/*.ts', '!src/http/filters/{impersonation,test-state}.ts'],
