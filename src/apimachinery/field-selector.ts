@@ -41,7 +41,8 @@ function unescapeValue(raw: string, whole: string): string {
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
     if (c !== '\\') {
-      if (c === '=' || c === ',') throw badRequest(`invalid field selector: invalid selector: '${whole}'; can't understand '${raw}'`);
+      // An unescaped comma never gets here: splitTerms split the input on it.
+      if (c === '=') throw badRequest(`invalid field selector: invalid selector: '${whole}'; can't understand '${raw}'`);
       out += c;
       continue;
     }
@@ -54,6 +55,7 @@ function unescapeValue(raw: string, whole: string): string {
 
 /** Finds the first operator outside escapes, trying `!=`, `==`, `=` as apimachinery does. */
 function splitTerm(term: string): { field: string; operator: FieldRequirement['operator']; raw: string } | undefined {
+  // Stryker disable next-line EqualityOperator: equivalent, no operator starts past the end of the term
   for (let i = 0; i < term.length; i++) {
     if (term[i] === '\\') {
       i++;

@@ -40,6 +40,7 @@ function lex(input: string): Token[] {
       i += op.length;
     } else {
       let j = i;
+      // Stryker disable next-line EqualityOperator: equivalent, one step past the end slices the same text
       while (j < input.length && !/\s/.test(input[j]!) && !SPECIAL.includes(input[j]!)) j++;
       tokens.push({ kind: 'id', text: input.slice(i, j) });
       i = j;
@@ -140,13 +141,14 @@ function checked(key: string, operator: LabelOperator, values: string[]): LabelR
   if ((operator === 'in' || operator === 'notin') && values.length === 0) {
     errs.push(fieldErrors.invalid(valuesPath, values, "for 'in', 'notin' operators, values set can't be empty"));
   }
-  if ((operator === 'gt' || operator === 'lt') && !/^-?\d+$/.test(values[0] ?? '')) {
-    errs.push(fieldErrors.invalid(valuesPath.index(0), values[0] ?? '', 'for \'Gt\', \'Lt\' operators, the value must be an integer'));
-  } else {
-    values.forEach((v, i) => {
-      for (const msg of isValidLabelValue(v)) errs.push(fieldErrors.invalid(valuesPath.index(i), v, msg));
-    });
+  // Gt and Lt always come with exactly one value (exactValue reads one, possibly empty).
+  if ((operator === 'gt' || operator === 'lt') && !/^-?\d+$/.test(values[0]!)) {
+    errs.push(fieldErrors.invalid(valuesPath.index(0), values[0]!, 'for \'Gt\', \'Lt\' operators, the value must be an integer'));
   }
+  // Every operator's values are label values too (apimachinery checks them after the operator's rule).
+  values.forEach((v, i) => {
+    for (const msg of isValidLabelValue(v)) errs.push(fieldErrors.invalid(valuesPath.index(i), v, msg));
+  });
   if (errs.length) throw new ParseError(aggregateFieldErrors(errs));
   return { key, operator, values };
 }

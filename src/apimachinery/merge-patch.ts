@@ -24,6 +24,7 @@ function mergeInto(out: Record<string, unknown>, patch: Record<string, unknown>)
     }
     const current = getOwn(out, key);
     const child = isObject(current) ? current : {};
+    // Stryker disable next-line ConditionalExpression: equivalent, setting the map that is already there changes nothing
     if (child !== current) setOwn(out, key, child);
     mergeInto(child, value);
   }
