@@ -1,5 +1,6 @@
 // Client certificates as kube maps them: CN the user, each O a group, the certificate's SHA-256
-// as the credential id; no certificate is not ours, an unverified one is a 401 error.
+// as the credential id; no certificate (or no CA bundle) is not ours, one that does not verify
+// against the bundle in force is a 401 error.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,9 @@ test('CN is the user, each O a group, in order; the credential id is the certifi
   const ca = await makeSigningCA();
   const { certPem } = await makeClientCert(ca, 'alice', ['devs', 'ops']);
   const raw = der(certPem);
-  const r = await new X509Authenticator().authenticate({ headers: {}, clientCertificate: { der: raw, verified: true } });
+  const a = new X509Authenticator();
+  a.setClientCA(ca.pem);
+  const r = await a.authenticate({ headers: {}, clientCertificate: { chain: [raw] } });
   assert.deepEqual(r, {
     kind: 'user',
     user: {
@@ -24,23 +27,34 @@ test('CN is the user, each O a group, in order; the credential id is the certifi
   });
 });
 
-test('a certificate that did not verify is an error naming why; none presented is not ours', async () => {
+test('a certificate from another authority is an error naming why; none presented, or no bundle, is not ours', async () => {
   const ca = await makeSigningCA();
+  const other = await makeSigningCA('another-ca');
+  const { certPem } = await makeClientCert(other, 'alice');
+  const a = new X509Authenticator();
+  a.setClientCA(ca.pem);
+  const r = await a.authenticate({ headers: {}, clientCertificate: { chain: [der(certPem)] } });
+  assert.equal(r.kind, 'error');
+  assert.match((r as { message: string }).message, /^verifying certificate failed: /);
+  assert.deepEqual(await a.authenticate({ headers: {} }), { kind: 'none' });
+  assert.deepEqual(await new X509Authenticator().authenticate({ headers: {}, clientCertificate: { chain: [der(certPem)] } }), { kind: 'none' });
+});
+
+test('a CA dropped from the bundle stops authenticating its certificates at once', async () => {
+  const ca = await makeSigningCA();
+  const other = await makeSigningCA('another-ca');
   const { certPem } = await makeClientCert(ca, 'alice');
   const a = new X509Authenticator();
-  assert.deepEqual(await a.authenticate({ headers: {}, clientCertificate: { der: der(certPem), verified: false, error: 'certificate has expired' } }), {
-    kind: 'error',
-    message: 'verifying certificate failed: certificate has expired',
-  });
-  assert.deepEqual(await a.authenticate({ headers: {}, clientCertificate: { der: der(certPem), verified: false } }), {
-    kind: 'error',
-    message: 'verifying certificate failed: unknown authority',
-  });
-  assert.deepEqual(await a.authenticate({ headers: {} }), { kind: 'none' });
+  a.setClientCA(ca.pem + other.pem);
+  assert.equal((await a.authenticate({ headers: {}, clientCertificate: { chain: [der(certPem)] } })).kind, 'user');
+  a.setClientCA(other.pem);
+  assert.equal((await a.authenticate({ headers: {}, clientCertificate: { chain: [der(certPem)] } })).kind, 'error');
 });
 
 test('a verified certificate without a CN names no user', async () => {
   const ca = await makeSigningCA();
   const { certPem } = await makeClientCert(ca, '', ['devs']);
-  assert.deepEqual(await new X509Authenticator().authenticate({ headers: {}, clientCertificate: { der: der(certPem), verified: true } }), { kind: 'none' });
+  const a = new X509Authenticator();
+  a.setClientCA(ca.pem);
+  assert.deepEqual(await a.authenticate({ headers: {}, clientCertificate: { chain: [der(certPem)] } }), { kind: 'none' });
 });
