@@ -52,5 +52,6 @@ function requestContext(s: RequestState, user: UserInfo, logger: Logger): Reques
     logger,
     warnings: [],
     dryRun: false,
+    annotate: (key, value) => s.audit?.annotate(key, value),
   };
 }
