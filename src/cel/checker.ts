@@ -167,6 +167,13 @@ class Checker {
         if (types.every((t) => isDyn(t) || t.kind === 'bool')) return T.bool;
         return this.error(e, `found no matching overload for '${e.fn}' applied to '(${types.map(typeName).join(', ')})'`);
       }
+      case '_?_:_': {
+        // cel-go declares it (bool, A, A) -> A: the branches must agree, dyn agreeing with anything.
+        const [c, a, b] = e.args.map((x) => this.check(x, scope)) as [CelType, CelType, CelType];
+        if ([c, a, b].some((t) => t.kind === 'error')) return T.error;
+        if ((isDyn(c) || c.kind === 'bool') && (isDyn(a) || isDyn(b) || sameType(a, b))) return isDyn(a) ? b : a;
+        return this.error(e, `found no matching overload for '_?_:_' applied to '(${[c, a, b].map(typeName).join(', ')})'`);
+      }
       case '@not_strictly_false':
         e.args.forEach((a) => this.check(a, scope));
         return T.bool;

@@ -167,8 +167,11 @@ function escapePath(p: string): string {
   return out;
 }
 
+/** Go's validEncoded (encodePath): only characters a path may carry as they are, and escapes. */
+const validEncoded = (s: string): boolean => [...s].every((ch) => ch === '%' || ch === '[' || ch === ']' || (ch.charCodeAt(0) < 0x80 && PATH_OK.test(ch)));
+
 export function escapedPath(u: GoURL): string {
-  if (u.rawPath && (() => {
+  if (u.rawPath && validEncoded(u.rawPath) && (() => {
     try {
       return unescape(u.rawPath, false) === u.path;
     } catch {
