@@ -10,6 +10,7 @@ import { effectiveUser, type RequestState } from '../filters/filter.js';
 import type { NonResourceRoutes } from '../routes/non-resource.js';
 import { routeResource } from './resource-router.js';
 import { handleSelfReview, isSelfReview } from './self-review.js';
+import { warningHeaderValues } from './warning-headers.js';
 
 export interface DispatchOptions {
   resources: readonly ResourceEndpoints[];
@@ -35,7 +36,14 @@ export function dispatcher(o: DispatchOptions): (s: RequestState) => Promise<voi
     const endpoint = endpoints.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
     if (!endpoint || info.namespace) throw pathNotFound();
     if (info.verb === 'watch') s.audit?.responseStarted(200);
-    await routeResource({ req: s.req, reply, ctx, endpoint, info, query: s.query, pretty: s.pretty, body: s.body, serverClosing: o.serverClosing });
+    try {
+      await routeResource({ req: s.req, reply, ctx, endpoint, info, query: s.query, pretty: s.pretty, body: s.body, serverClosing: o.serverClosing });
+    } catch (err) {
+      // kube writes warnings as they are recorded: a refused request (a policy's Warn beside a Deny, a webhook's rejection) keeps them.
+      const warnings = reply.sent ? [] : warningHeaderValues(ctx.warnings);
+      if (warnings.length) reply.header('Warning', warnings);
+      throw err;
+    }
   };
 }
 
