@@ -30,7 +30,7 @@ export function binding(name: string, policyName: string, validationActions: str
 }
 
 interface Requester {
-  request(method: string, path: string, opts?: { body?: unknown }): Promise<{ status: number; text: string; json: any }>;
+  request(method: string, path: string, opts?: { body?: unknown }): Promise<{ status: number; text: string; json: any; headers: Record<string, string | string[] | undefined> }>;
 }
 
 /** Creates each object, failing loudly on anything but 201. */
