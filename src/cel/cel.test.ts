@@ -11,6 +11,10 @@ test('compile errors are reported as cel-go reports them, with the caret under t
   assert.equal((await run('x')).compileError, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in container '')\n | x\n | ^");
   assert.equal((await run('request.foo')).compileError, "compilation failed: ERROR: <input>:1:8: undefined field 'foo'\n | request.foo\n | .......^");
   assert.equal((await run("[1, 'a']")).compileError, "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a']\n | ....^");
+  // Literal arguments that can never work are compile errors (cel-go's literal validators).
+  assert.equal((await run("duration('1x')")).compileError, "compilation failed: ERROR: <input>:1:10: invalid duration argument\n | duration('1x')\n | .........^");
+  assert.equal((await run("'a'.matches('[')")).compileError, "compilation failed: ERROR: <input>:1:13: invalid matches argument\n | 'a'.matches('[')\n | ............^");
+  assert.match((await run("timestamp('nope')")).compileError ?? '', /invalid timestamp argument/);
 });
 
 test('runtime errors are values: no such key, division by zero, and the logical operators absorb them', async () => {

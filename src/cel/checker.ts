@@ -7,6 +7,7 @@
 import type { Expr, ParsedExpr } from './ast.js';
 import { candidates, type FunctionLibrary, type Overload } from './functions.js';
 import { CelIssues, type Issue } from './issues.js';
+import { literalIssues } from './literal-validators.js';
 import { T, isDyn, join, sameType, substitute, typeName, type CelType } from './types.js';
 import { CelMap, Duration, Optional, Timestamp, TypeValue, Uint, isList, type CelValue } from './values.js';
 
@@ -305,5 +306,7 @@ export function checkExpr(parsed: ParsedExpr, decls: Declarations): CheckedExpr 
   const c = new Checker(decls, parsed);
   const outputType = c.check(parsed.root, undefined);
   if (c.issues.length) throw new CelIssues(c.issues, parsed.source);
+  const literals = literalIssues(parsed);
+  if (literals.length) throw new CelIssues(literals, parsed.source);
   return { parsed, outputType, calls: c.calls, refs: c.refs, globals: c.globals };
 }

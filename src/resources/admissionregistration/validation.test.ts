@@ -12,7 +12,7 @@ import { validateWebhookConfiguration } from './webhook-validation.js';
 
 const texts = (errs: readonly FieldError[]): string[] => errs.map(fieldErrorText);
 const policyErrors = (spec: Record<string, unknown>): string[] => {
-  const p = { metadata: { name: 'p' }, spec } as ValidatingAdmissionPolicy;
+  const p = { metadata: { name: 'p' }, spec } as unknown as ValidatingAdmissionPolicy;
   defaultPolicySpec(p.spec);
   return texts(validatePolicy(p));
 };
@@ -61,7 +61,7 @@ test('a policy\'s fields and expressions are checked as kube checks them', () =>
 });
 
 test('a binding: policyName, exclusive paramRef fields, and validationActions', () => {
-  const b = { metadata: { name: 'b' }, spec: { policyName: '', validationActions: ['Deny', 'Warn', 'Deny', 'Foo'], paramRef: { name: 'x', selector: {}, parameterNotFoundAction: 'Maybe' } } } as ValidatingAdmissionPolicyBinding;
+  const b = { metadata: { name: 'b' }, spec: { policyName: '', validationActions: ['Deny', 'Warn', 'Deny', 'Foo'], paramRef: { name: 'x', selector: {}, parameterNotFoundAction: 'Maybe' } } } as unknown as ValidatingAdmissionPolicyBinding;
   defaultBindingSpec(b.spec);
   assert.deepEqual(texts(validateBinding(b)), [
     'spec.policyName: Required value',
@@ -82,7 +82,7 @@ test('webhooks: names, side effects, timeouts, https URLs, review versions, one 
       { name: 'a.b.c', clientConfig: {}, sideEffects: 'None', admissionReviewVersions: ['v1'] },
       { name: 'a.b.c', clientConfig: { url: 'https://x', service: { namespace: 'ns', name: 'svc' } }, sideEffects: 'None', admissionReviewVersions: ['v1'], reinvocationPolicy: 'Sometimes' },
     ],
-  } as ValidatingWebhookConfiguration;
+  } as unknown as ValidatingWebhookConfiguration;
   for (const w of c.webhooks!) defaultWebhook(w, true);
   assert.deepEqual(texts(validateWebhookConfiguration(c, true)), [
     'webhooks[0].name: Invalid value: "bad": should be a domain with at least three segments separated by dots',
