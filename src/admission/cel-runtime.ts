@@ -22,11 +22,14 @@ export interface RequestValues {
   readonly requestResource: CelValue;
 }
 
-const converted = new WeakMap<AdmissionAttributes, RequestValues>();
+/** Per request, the values as of its current object (a mutating webhook may replace it). */
+const converted = new WeakMap<AdmissionAttributes, { object: unknown; values: RequestValues }>();
 
 export function requestValues(a: AdmissionAttributes): RequestValues {
-  let v = converted.get(a);
-  if (!v) {
+  const cached = converted.get(a);
+  if (cached && cached.object === a.object) return cached.values;
+  let v: RequestValues;
+  {
     const user = { username: a.user.username, uid: a.user.uid, groups: a.user.groups, extra: a.user.extra };
     const gvk = { group: a.group, version: a.version, kind: a.kind };
     const gvr = { group: a.group, version: a.version, resource: a.resource };
@@ -50,7 +53,7 @@ export function requestValues(a: AdmissionAttributes): RequestValues {
       authorizer: new AuthorizerValue(user),
       requestResource: requestResourceCheck(user, a.group, { resource: a.resource, subresource: a.subresource, namespace: a.namespace, name: a.name }),
     };
-    converted.set(a, v);
+    converted.set(a, { object: a.object, values: v });
   }
   return v;
 }

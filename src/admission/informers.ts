@@ -32,6 +32,18 @@ export function startInformer<T extends KubeObject>(storage: RestStorage<T>, log
   return informer;
 }
 
+/** A source whose first list may still be under way. */
+export interface Syncing {
+  readonly synced: Promise<void>;
+  /** Set once `synced` resolved: the per-request check costs nothing after start-up. */
+  readonly isSynced: boolean;
+}
+
+/** Whether `source` has synced, waiting up to `ms` for it (kube's WaitForReady). */
+export async function readyWithin(source: Syncing, ms: number): Promise<boolean> {
+  return source.isSynced || settledWithin(source.synced, ms);
+}
+
 /** Resolves whether `p` settled within `ms` (kube's WaitForCacheSync with a timeout). */
 export async function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   const stop = new AbortController();

@@ -179,13 +179,18 @@ describe('admission webhooks', () => {
   });
 
   test('a mutating webhook\'s JSONPatch is applied, decoded into the kind (unknown fields dropped) and validated again', async () => {
-    await createAll(server, [[MWC, mutating('labels', [hook('add-label.example.com', peer, '/add-label', 'add-label'), hook('break-cidrs.example.com', peer, '/break-cidrs', 'break-cidrs')])]]);
+    await createAll(server, [
+      [MWC, mutating('labels', [hook('add-label.example.com', peer, '/add-label', 'add-label', { matchConditions: [{ name: 'unlabelled', expression: "!('added-by' in object.metadata.labels)" }] }), hook('break-cidrs.example.com', peer, '/break-cidrs', 'break-cidrs')])],
+      // A later webhook's matchConditions see the object as the earlier one left it.
+      [MWC, mutating('labels-after', [hook('after-label.example.com', peer, '/allow', 'add-label', { matchConditions: [{ name: 'labelled', expression: "object.metadata.labels[?'added-by'].orValue('') == 'webhook'" }] })])],
+    ]);
     const r = await untilAnswered(server, SC, labelled('mutated', 'add-label'), 201);
     assert.deepEqual(r.json.metadata.labels, { hook: 'add-label', 'added-by': 'webhook' });
     assert.deepEqual(r.json.spec, { cidrs: ['10.96.0.0/24'] });
     const created = await server.request('POST', SC, { body: labelled('mutated', 'add-label') });
     assert.equal(created.status, 201);
     assert.equal((await server.request('GET', `${SC}/mutated`)).json.metadata.labels['added-by'], 'webhook');
+    assert.ok((received.get('/allow') ?? []).some((v) => v.request.name === 'mutated' && labelOf(v, 'added-by') === 'webhook'), 'the later webhook was called with the label');
     assert.equal(
       (await auditOf(created.headers['audit-id'])).annotations['mutation.webhook.admission.k8s.io/round_0_index_0'],
       '{"configuration":"labels","webhook":"add-label.example.com","mutated":true}',

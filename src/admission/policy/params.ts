@@ -7,7 +7,7 @@ import type { KubeObject } from '../../apimachinery/object-meta.js';
 import { internalContext, silentLogger } from '../../apimachinery/request-context.js';
 import { isStatusError } from '../../apimachinery/status-error.js';
 import type { ParamRef, ParamKind } from '../../resources/admissionregistration/types.js';
-import { ADMISSION_USER, settledWithin } from '../informers.js';
+import { ADMISSION_USER, readyWithin } from '../informers.js';
 import { compileSelector } from '../matching/selectors.js';
 import type { ParamSource } from './policy-source.js';
 
@@ -21,7 +21,7 @@ export async function collectParams(paramKind: ParamKind | undefined, source: Pa
   if (!paramKind || !ref) return [undefined];
   if (!source) return { error: `paramKind kind \`${paramKindString(paramKind)}\` not known` };
   // A param informer just started gets a moment to list before it is used (kube waits 1 s).
-  if (!(await settledWithin(source.informer.synced, 1000))) return { error: `paramKind kind \`${paramKindString(paramKind)}\` not yet synced to use for admission` };
+  if (!(await readyWithin(source, 1000))) return { error: `paramKind kind \`${paramKindString(paramKind)}\` not yet synced to use for admission` };
   if (ref.namespace) return { error: 'paramRef.namespace must not be provided for a cluster-scoped `paramKind`' };
   let params: KubeObject[];
   if (ref.name) {

@@ -15,7 +15,7 @@ import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from
 import { authorizationCache } from '../authorization.js';
 import { requestValues } from '../cel-runtime.js';
 import { admissionForbidden, withReason } from '../errors.js';
-import { settledWithin } from '../informers.js';
+import { readyWithin } from '../informers.js';
 import { bindingMatches, definitionMatches } from '../matching/match-resources.js';
 import { isPolicyExempt } from '../matching/rules.js';
 import { goJson } from '../go-json.js';
@@ -83,7 +83,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (isPolicyExempt(a)) return;
-    if (!(await settledWithin(this.source.synced, READY_WAIT_MS))) throw admissionForbidden(a, 'not yet ready to handle request');
+    if (!(await readyWithin(this.source, READY_WAIT_MS))) throw admissionForbidden(a, 'not yet ready to handle request');
     const hooks = this.source.hooks();
     if (hooks.length === 0) return;
     const denials: Denial[] = [];

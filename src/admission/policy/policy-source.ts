@@ -14,6 +14,8 @@ import { compilePolicy, type CompiledPolicy } from './compiled-policy.js';
 export interface ParamSource {
   readonly informer: Informer<KubeObject>;
   readonly storage: RestStorage;
+  readonly synced: Promise<void>;
+  isSynced: boolean;
 }
 
 export interface PolicyHook {
@@ -46,6 +48,7 @@ export class PolicySource {
   private dirty = true;
   private current: PolicyHook[] = [];
   readonly synced: Promise<void>;
+  isSynced = false;
 
   constructor(private readonly sources: AdmissionSources) {
     const find = (kind: string) => sources.find('admissionregistration.k8s.io', 'v1', kind)!;
@@ -54,7 +57,9 @@ export class PolicySource {
     };
     this.policies = startInformer(find('ValidatingAdmissionPolicy') as RestStorage<ValidatingAdmissionPolicy>, sources.logger, changed);
     this.bindings = startInformer(find('ValidatingAdmissionPolicyBinding') as RestStorage<ValidatingAdmissionPolicyBinding>, sources.logger, changed);
-    this.synced = Promise.all([this.policies.synced, this.bindings.synced]).then(() => undefined);
+    this.synced = Promise.all([this.policies.synced, this.bindings.synced]).then(() => {
+      this.isSynced = true;
+    });
   }
 
   hooks(): readonly PolicyHook[] {
@@ -91,7 +96,10 @@ export class PolicySource {
         usedParams.add(key);
         let source = this.params.get(key);
         if (!source) {
-          source = { storage, informer: startInformer(storage, this.sources.logger, () => {}) };
+          const informer = startInformer(storage, this.sources.logger, () => {});
+          const created: ParamSource = { storage, informer, synced: informer.synced, isSynced: false };
+          void informer.synced.then(() => (created.isSynced = true));
+          source = created;
           this.params.set(key, source);
         }
         hooks.push({ ...hook, params: source });

@@ -12,7 +12,7 @@ import type { MutatingWebhook } from '../../resources/admissionregistration/type
 import { authorizationCache } from '../authorization.js';
 import { admissionForbidden } from '../errors.js';
 import { goJson } from '../go-json.js';
-import { definitionOf, settledWithin, type AdmissionSources } from '../informers.js';
+import { definitionOf, readyWithin, type AdmissionSources } from '../informers.js';
 import { isWebhookExempt } from '../matching/rules.js';
 import { applyWebhookPatch } from './apply-patch.js';
 import { callHook, callingErrorText } from './call-hook.js';
@@ -54,7 +54,7 @@ export class MutatingWebhookPlugin implements AdmissionPlugin {
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (isWebhookExempt(a)) return;
-    if (!(await settledWithin(this.source.synced, READY_WAIT_MS))) throw admissionForbidden(a, 'not yet ready to handle request');
+    if (!(await readyWithin(this.source, READY_WAIT_MS))) throw admissionForbidden(a, 'not yet ready to handle request');
     let authz: AuthorizationCache | undefined;
     const authzCache = (): AuthorizationCache => (authz ??= authorizationCache(this.authorizer));
     const state = new Reinvocation();

@@ -10,7 +10,7 @@ import type { AuthorizationCache } from '../../cel/program.js';
 import type { ValidatingWebhook } from '../../resources/admissionregistration/types.js';
 import { authorizationCache } from '../authorization.js';
 import { admissionForbidden } from '../errors.js';
-import { settledWithin } from '../informers.js';
+import { readyWithin } from '../informers.js';
 import { isWebhookExempt } from '../matching/rules.js';
 import { callHook, callingErrorText } from './call-hook.js';
 import { shouldCallHook } from './should-call.js';
@@ -32,7 +32,7 @@ export class ValidatingWebhookPlugin implements AdmissionPlugin {
 
   async validate(a: AdmissionAttributes): Promise<void> {
     if (isWebhookExempt(a)) return;
-    if (!(await settledWithin(this.source.synced, READY_WAIT_MS))) throw admissionForbidden(a, 'not yet ready to handle request');
+    if (!(await readyWithin(this.source, READY_WAIT_MS))) throw admissionForbidden(a, 'not yet ready to handle request');
     let authz: AuthorizationCache | undefined;
     const authzCache = (): AuthorizationCache => (authz ??= authorizationCache(this.authorizer));
     const relevant: WebhookHook<ValidatingWebhook>[] = [];

@@ -35,13 +35,16 @@ export class WebhookSource<W extends ValidatingWebhook> {
   private dirty = true;
   private current: readonly WebhookHook<W>[] = [];
   readonly synced: Promise<void>;
+  isSynced = false;
 
   constructor(sources: AdmissionSources, kind: 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration') {
     const storage = sources.find('admissionregistration.k8s.io', 'v1', kind) as RestStorage<WebhookConfiguration<W>>;
     this.informer = startInformer(storage, sources.logger, () => {
       this.dirty = true;
     });
-    this.synced = this.informer.synced;
+    this.synced = this.informer.synced.then(() => {
+      this.isSynced = true;
+    });
   }
 
   hooks(): readonly WebhookHook<W>[] {
