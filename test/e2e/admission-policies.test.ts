@@ -201,8 +201,12 @@ describe('ValidatingAdmissionPolicy', () => {
     const bad = kubectl!.manifest('bad.yaml', serviceCIDR('newcidr3', ['192.168.3.0/24']));
     const denied = await kubectl!(['apply', '-f', bad]);
     assert.equal(denied.code, 1);
-    // kubectl prints the cause's (empty) field before its message, as in kube's own documentation.
-    assert.equal(denied.stderr.trim(), `The servicecidrs "newcidr3" is invalid: : ${DENIED_RANGE}`);
+    // The Warn binding's warning comes with the Deny binding's refusal; kubectl prints the
+    // cause's (empty) field before its message, as in kube's own documentation.
+    assert.equal(
+      denied.stderr.trim(),
+      `Warning: Validation failed for ValidatingAdmissionPolicy 'label-required' with binding 'label-required-warn': ServiceCIDR newcidr3 has no team label\nThe servicecidrs "newcidr3" is invalid: : ${DENIED_RANGE}`,
+    );
     const warned = await kubectl!(['apply', '-f', kubectl!.manifest('warned.yaml', serviceCIDR('warned', ['10.96.70.0/24']))]);
     assert.equal(warned.code, 0, warned.stderr);
     assert.equal(warned.stderr.trim(), "Warning: Validation failed for ValidatingAdmissionPolicy 'label-required' with binding 'label-required-warn': ServiceCIDR warned has no team label");
