@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run, value } from './cel-test-support.js';
+import { run, value } from '../../test/support/cel.js';
 
 test('compile errors are reported as cel-go reports them, with the caret under the offending column', async () => {
   assert.equal((await run('1 + "a" == 1')).compileError, `compilation failed: ERROR: <input>:1:3: found no matching overload for '_+_' applied to '(int, string)'\n | 1 + "a" == 1\n | ..^`);

@@ -1,11 +1,11 @@
 // Test support for the CEL layer's tests: compile against the admission declarations, evaluate
 // with given variables and an authorizer that answers from a table; results as plain JSON.
 
-import { admissionDeclarations } from './admission-env.js';
-import { AuthorizationCache, CompileError, compileExpression, evaluateExpression, PER_CALL_LIMIT, type EvalOutcome } from './program.js';
-import { T, type CelType } from './types.js';
-import { AuthorizerValue } from './lib/authz.js';
-import { CelMap, fromJson, Uint, type CelValue } from './values.js';
+import { admissionDeclarations } from '../../src/cel/admission-env.js';
+import { AuthorizationCache, CompileError, compileExpression, evaluateExpression, PER_CALL_LIMIT, type EvalOutcome } from '../../src/cel/program.js';
+import { T, type CelType } from '../../src/cel/types.js';
+import { AuthorizerValue } from '../../src/cel/lib/authz.js';
+import { CelMap, fromJson, Uint, type CelValue } from '../../src/cel/values.js';
 
 export interface RunOptions {
   vars?: Record<string, unknown>;

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run, value } from '../cel-test-support.js';
+import { run, value } from '../../../test/support/cel.js';
 
 test('urls: parts of a URL as Go\'s net/url parses it', async () => {
   assert.deepEqual(
