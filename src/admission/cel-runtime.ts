@@ -22,21 +22,38 @@ export interface RequestValues {
   readonly requestResource: CelValue;
 }
 
-/** Per request, the values as of its current object (a mutating webhook may replace it). */
-const converted = new WeakMap<AdmissionAttributes, { object: unknown; values: RequestValues }>();
+/** A request's values, each converted when an expression first reads it (most read one or two). */
+class LazyRequestValues implements RequestValues {
+  private readonly cache = new Map<string, CelValue>();
 
-export function requestValues(a: AdmissionAttributes): RequestValues {
-  const cached = converted.get(a);
-  if (cached && cached.object === a.object) return cached.values;
-  let v: RequestValues;
-  {
-    const user = { username: a.user.username, uid: a.user.uid, groups: a.user.groups, extra: a.user.extra };
-    const gvk = { group: a.group, version: a.version, kind: a.kind };
-    const gvr = { group: a.group, version: a.version, resource: a.resource };
-    v = {
-      object: fromJson(a.object ?? null),
-      oldObject: fromJson(a.oldObject ?? null),
-      request: fromJson({
+  constructor(private readonly a: AdmissionAttributes) {}
+
+  private once(name: string, make: () => CelValue): CelValue {
+    let v = this.cache.get(name);
+    if (v === undefined && !this.cache.has(name)) this.cache.set(name, (v = make()));
+    return v as CelValue;
+  }
+
+  private get user() {
+    const u = this.a.user;
+    return { username: u.username, uid: u.uid, groups: u.groups, extra: u.extra };
+  }
+
+  get object(): CelValue {
+    return this.once('object', () => fromJson(this.a.object ?? null));
+  }
+
+  get oldObject(): CelValue {
+    return this.once('oldObject', () => fromJson(this.a.oldObject ?? null));
+  }
+
+  get request(): CelValue {
+    return this.once('request', () => {
+      const a = this.a;
+      const user = this.user;
+      const gvk = { group: a.group, version: a.version, kind: a.kind };
+      const gvr = { group: a.group, version: a.version, resource: a.resource };
+      return fromJson({
         kind: gvk,
         resource: gvr,
         subResource: a.subresource,
@@ -49,12 +66,28 @@ export function requestValues(a: AdmissionAttributes): RequestValues {
         userInfo: { username: user.username, uid: user.uid ?? '', groups: user.groups, extra: user.extra ?? {} },
         dryRun: a.dryRun,
         options: a.options ?? null,
-      }),
-      authorizer: new AuthorizerValue(user),
-      requestResource: requestResourceCheck(user, a.group, { resource: a.resource, subresource: a.subresource, namespace: a.namespace, name: a.name }),
-    };
-    converted.set(a, { object: a.object, values: v });
+      });
+    });
   }
+
+  get authorizer(): CelValue {
+    return this.once('authorizer', () => new AuthorizerValue(this.user));
+  }
+
+  get requestResource(): CelValue {
+    const a = this.a;
+    return this.once('requestResource', () => requestResourceCheck(this.user, a.group, { resource: a.resource, subresource: a.subresource, namespace: a.namespace, name: a.name }));
+  }
+}
+
+/** Per request, the values as of its current object (a mutating webhook may replace it). */
+const converted = new WeakMap<AdmissionAttributes, { object: unknown; values: RequestValues }>();
+
+export function requestValues(a: AdmissionAttributes): RequestValues {
+  const cached = converted.get(a);
+  if (cached && cached.object === a.object) return cached.values;
+  const v = new LazyRequestValues(a);
+  converted.set(a, { object: a.object, values: v });
   return v;
 }
 
