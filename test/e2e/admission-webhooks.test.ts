@@ -158,7 +158,18 @@ describe('admission webhooks', () => {
   });
 
   test('failurePolicy Ignore lets the request through and records the failed-open webhook', async () => {
-    await createAll(server, [[VWC, validating('failing-open', [hook('down-open.example.com', down, '/allow', 'down-open', { failurePolicy: 'Ignore' }), hook('garbage-open.example.com', garbage, '/allow', 'down-open', { failurePolicy: 'Ignore' })])]]);
+    await createAll(server, [
+      [
+        VWC,
+        validating('failing-open', [
+          hook('down-open.example.com', down, '/allow', 'down-open', { failurePolicy: 'Ignore' }),
+          hook('garbage-open.example.com', garbage, '/allow', 'down-open', { failurePolicy: 'Ignore' }),
+          hook('slow-open.example.com', slow, '/allow', 'down-open', { failurePolicy: 'Ignore', timeoutSeconds: 1 }),
+          // A matchCondition that errs under Ignore skips its webhook (a deny-all here).
+          hook('erring-open.example.com', peer, '/deny', 'down-open', { failurePolicy: 'Ignore', matchConditions: [{ name: 'missing-key', expression: "object.metadata.labels['absent'] == 'x'" }] }),
+        ]),
+      ],
+    ]);
     const r = await untilAnswered(server, SC, labelled('open-1', 'down-open'), 201);
     assert.equal(r.status, 201, r.text);
     const created = await server.request('POST', SC, { body: labelled('open-1', 'down-open') });
@@ -166,7 +177,7 @@ describe('admission webhooks', () => {
     const annotations = (await auditOf(created.headers['audit-id'])).annotations;
     assert.deepEqual(
       Object.entries(annotations).filter(([k]) => k.startsWith('failed-open.')).map(([, v]) => v).sort(),
-      ['down-open.example.com', 'garbage-open.example.com'],
+      ['down-open.example.com', 'garbage-open.example.com', 'slow-open.example.com'],
     );
     assert.match((await server.request('GET', '/metrics')).text, /apiserver_admission_webhook_fail_open_count\{name="down-open\.example\.com",type="validating"\} [1-9]/);
   });
