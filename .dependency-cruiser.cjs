@@ -28,10 +28,15 @@ module.exports = {
       to: { path: '^src/storage/(sqlite|etcd|cache)/' },
     },
     layer('registry', ['apimachinery', 'storage']),
-    layer('resources', ['apimachinery', 'registry']),
+    // CEL (the expression language admission policies and validation use): pure, like apimachinery.
+    layer('cel', ['apimachinery']),
+    layer('resources', ['apimachinery', 'registry', 'cel']),
     layer('auth', ['apimachinery']),
     layer('controllers', ['apimachinery', 'registry']),
     layer('http', ['apimachinery', 'registry', 'auth']),
+    // Admission policies and webhooks: read the served kinds through informers (controllers/) over
+    // the registry, evaluate CEL, ask the authorizer; the registry calls them through apimachinery's contract.
+    layer('admission', ['apimachinery', 'registry', 'auth', 'cel', 'resources', 'controllers']),
     // Composition-level: the prom-client metrics and the server's lifecycle (health, shutdown),
     // wired by main; no layer below imports them.
     layer('metrics', ['apimachinery', 'storage', 'auth']),

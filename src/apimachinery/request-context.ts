@@ -57,6 +57,8 @@ export interface RequestContext {
   /** Warnings to return as `Warning: 299 - "..."` headers; append, never replace. */
   warnings: string[];
   dryRun: boolean;
+  /** Adds an annotation to the request's audit event (admission's audit annotations); absent without one. */
+  annotate?(key: string, value: string): void;
 }
 
 /** A RequestInfo with nothing resolved yet (non-resource until proven otherwise). */

@@ -34,10 +34,13 @@ const attrs = (operation: 'CREATE' | 'UPDATE', object: KubeObject, oldObject?: K
   resource: 'clustertrustbundles',
   subresource: '',
   name: object.metadata.name!,
+  namespace: '',
   object,
   oldObject,
   user,
   dryRun: false,
+  warnings: [],
+  annotate: () => {},
 });
 
 const forbidden = (e: unknown) => isStatusError(e) && e.code === 403;

@@ -7,6 +7,8 @@ import { followFiles } from './file-follow.js';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AdmissionPlugin } from '../apimachinery/admission.js';
+import { startAdmission } from '../admission/admission-chain.js';
+import { registrySources } from '../admission/informers.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import type { UserInfo } from '../apimachinery/request-context.js';
 import { loadAuditPolicy, METADATA_FOR_ALL } from '../auth/audit/audit-policy.js';
@@ -31,6 +33,8 @@ import { storageResourceLabel } from '../metrics/storage-metrics.js';
 import { decodeShared } from '../registry/object-codec.js';
 import { GenericStore, keyPrefixOf } from '../registry/generic-store.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { RestStorage } from '../registry/rest-storage.js';
+import type { ValidatingAdmissionPolicy } from '../resources/admissionregistration/types.js';
 import { allResources } from '../resources/all.js';
 import { earliestExpiry } from '../resources/clustertrustbundles/expiry.js';
 import { clusterTrustBundles } from '../resources/clustertrustbundles/index.js';
@@ -346,7 +350,18 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
       return controllers?.stop();
     });
     let servingFiles: ServingFilesWatch | undefined;
-    const admission = [new CtbAttestAdmission(authorizer), ...(options.admission ?? [])];
+    // Admission reads the served kinds (policies, webhooks, params) through stores of its own
+    // that admit nothing, as kube's plugins read informers over the API.
+    const readOnly = allResources.map((d) => registryStores(d, cacheOf(caches, d), []));
+    const admissionChain = startAdmission({
+      sources: registrySources(readOnly.map((r) => r.main), logger.child({ component: 'admission' })),
+      authorizer,
+      observer: metrics.admission,
+      builtIn: [new CtbAttestAdmission(authorizer), ...(options.admission ?? [])],
+      policyStatus: readOnly.find((r) => r.main.definition.kind === 'ValidatingAdmissionPolicy')?.status as RestStorage<ValidatingAdmissionPolicy> | undefined,
+    });
+    started.push(() => admissionChain.stop());
+    const admission = [admissionChain.plugin];
     const server = createApiServer({
       audit,
       resources: buildEndpoints(caches, admission, metrics.storage, options.wrapStorage ?? ((s) => s)),

@@ -8,7 +8,9 @@
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import { CollectedHistogram, collectedCounter, newCounterCell, type CounterCell, type HistogramCell } from './collected-metrics.js';
+import type { AdmissionObserver } from '../apimachinery/admission.js';
 import type { AuditObserver } from '../auth/audit/audit-observer.js';
+import { admissionMetrics } from './admission-metrics.js';
 import type { AuthenticationObserver, AuthenticationResult } from '../auth/authentication-observer.js';
 import { createAuthnMetrics, hashLabel, type AuthnMetrics } from './authn-metrics.js';
 import type { AuthorizationObserver } from '../auth/authorization-observer.js';
@@ -30,6 +32,8 @@ export interface ServerMetrics {
   readonly trustBundleExpiry: TrustBundleExpiryMetrics;
   /** Scheduled snapshots of the SQLite store (the schedule's SnapshotObserver). */
   readonly snapshots: SnapshotMetrics;
+  /** Admission steps, plugins, webhooks and policies (admission's AdmissionObserver). */
+  readonly admission: AdmissionObserver;
   /** The exposition: Prometheus text format 0.0.4. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -77,6 +81,7 @@ export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
     authn: createAuthnMetrics(registry, apiserverIdHash),
     authorization: authorizationMetrics(registry, apiserverIdHash),
     snapshots: new SnapshotMetrics(registry),
+    admission: admissionMetrics(registry),
     authentication: {
       attempt(result: AuthenticationResult, durationSeconds: number) {
         const attempts = attemptsOf[result];

@@ -5,7 +5,7 @@
 // usual file: every verb shares the read-modify-write loop and the system-field rules kept here.
 
 import { randomFillSync, randomUUID } from 'node:crypto';
-import { runAdmission, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
+import { runAdmission, runMutation, type AdmissionAttributes, type AdmissionOperation, type AdmissionPlugin } from '../apimachinery/admission.js';
 import { commonSchemas } from '../apimachinery/common-schemas.js';
 import { FieldPath, fieldErrors } from '../apimachinery/field-error.js';
 import { canonicalOrder, setResourceVersion } from '../apimachinery/field-order.js';
@@ -255,19 +255,23 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const generateName = !input.metadata?.name && input.metadata?.generateName;
     // As kube's create handler, then its NamespaceLifecycle admission: before anything else.
     const ns = this.namespaceFor(ctx);
-    ensureObjectNamespace({ ...input.metadata }, this.namespaced, ns);
+    let admitted = cloneJson(input);
+    ensureObjectNamespace(admitted.metadata ?? (admitted.metadata = {}), this.namespaced, ns);
     if (this.namespaced) requireExistingNamespace(ns);
+    // System fields are never owned, so recording before they are set is the same as after.
+    if (recordAs !== undefined) this.fields.recordUpdate(undefined, admitted, recordAs);
+    // Mutating admission sees the object as sent (its namespace filled from the request), before
+    // system fields and the kind's own rules (kube).
+    admitted = await this.mutate(ctx, 'CREATE', admitted, undefined, createOptions(ctx, recordAs));
     for (let attempt = 0; ; attempt++) {
       stopIfAbandoned(ctx);
-      const obj = cloneJson(input);
-      // System fields are never owned, so recording before they are set is the same as after.
-      if (recordAs !== undefined) this.fields.recordUpdate(undefined, obj, recordAs);
+      const obj = cloneJson(admitted);
       this.fillCreateSystemFields(obj, ns);
       this.strategy.prepareForCreate(ctx, obj);
       const errs = this.strategy.validate(ctx, obj);
       if (errs.length) throw invalid(groupKindOf(this.definition), obj.metadata.name ?? '', errs);
       ctx.warnings.push(...this.strategy.warningsOnCreate(ctx, obj));
-      await this.admit(ctx, 'CREATE', obj, undefined);
+      await this.admit(ctx, 'CREATE', obj, undefined, createOptions(ctx, recordAs));
       const stored = this.canonical(obj);
       if (ctx.dryRun) return stored;
       // The last point to stop: once the write is sent, its outcome is reported whatever it is.
@@ -393,8 +397,10 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     old: T,
   ): Promise<{ next: T; clientRV: string }> {
     const result = await fn(cloneJson(old));
-    const obj = opts.privateResult ? result : cloneJson(result);
+    let obj = opts.privateResult ? result : cloneJson(result);
     if (opts.recordAs !== undefined) this.fields.recordUpdate(old, obj, opts.recordAs);
+    // Mutating admission sees the new object before the version check and the kind's own rules (kube).
+    obj = await this.mutate(ctx, 'UPDATE', obj, old, updateOptions(ctx, opts.recordAs));
     const clientRV = obj.metadata.resourceVersion ?? '';
     // kube's update handler: the object's namespace is the request's (400 when it names another).
     ensureObjectNamespace(obj.metadata, this.namespaced, this.namespaceFor(ctx));
@@ -411,7 +417,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const errs = this.strategy.validateUpdate(ctx, obj, old);
     if (errs.length) throw invalid(groupKindOf(this.definition), name, errs);
     ctx.warnings.push(...this.strategy.warningsOnUpdate(ctx, obj, old));
-    await this.admit(ctx, 'UPDATE', obj, old);
+    await this.admit(ctx, 'UPDATE', obj, old, updateOptions(ctx, opts.recordAs));
     return { next: this.canonical(obj), clientRV };
   }
 
@@ -432,6 +438,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   }
 
   async delete(ctx: RequestContext, name: string, opts: DeleteOptions): Promise<DeleteOutput<T>> {
+    return this.deleteObject(ctx, name, opts, name);
+  }
+
+  /** `admissionName`: the name admission is told (empty for each object of a delete-collection, as kube). */
+  private async deleteObject(ctx: RequestContext, name: string, opts: DeleteOptions, admissionName: string): Promise<DeleteOutput<T>> {
     this.requireMainResource('delete');
     for (let attempt = 0; ; attempt++) {
       stopIfAbandoned(ctx);
@@ -439,6 +450,8 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       if (!kv) throw notFound(this.gr, name);
       const obj = this.decoded(kv);
       this.checkPreconditions(name, obj, opts);
+      // Admission of a delete sees the stored object as oldObject, once preconditions hold (kube).
+      await this.admitDelete(ctx, admissionName, obj, opts);
       if (obj.metadata.finalizers?.length) {
         // A Conflict (the object changed meanwhile) starts over from a fresh read with the
         // caller's preconditions, a bounded number of times, as kube's GuaranteedUpdate loop.
@@ -494,7 +507,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const deleted: T[] = [];
     for (const item of listed.items) {
       try {
-        deleted.push((await this.delete(ctx, item.metadata.name!, opts)).object);
+        deleted.push((await this.deleteObject(ctx, item.metadata.name!, opts, '')).object);
       } catch (err) {
         // Deleted by someone else meanwhile: that is fine for a collection delete.
         if (!(isStatusError(err) && err.code === 404)) throw err;
@@ -543,22 +556,52 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     }
   }
 
-  private async admit(ctx: RequestContext, operation: AdmissionOperation, obj: T, old: T | undefined): Promise<void> {
-    await runAdmission(this.admission, {
+  private attributes(ctx: RequestContext, operation: AdmissionOperation, name: string, obj: T | undefined, old: T | undefined, options: Record<string, unknown>): AdmissionAttributes {
+    return {
       operation,
       group: this.definition.group,
       version: this.definition.version,
       kind: this.definition.kind,
       resource: this.definition.plural,
       subresource: this.subresource,
-      name: obj.metadata.name ?? '',
+      name,
+      namespace: this.namespaced ? this.namespaceFor(ctx) : '',
       object: obj,
       oldObject: old,
       user: ctx.user,
       dryRun: ctx.dryRun,
-    });
+      options,
+      warnings: ctx.warnings,
+      annotate: (key, value) => ctx.annotate?.(key, value),
+      signal: ctx.signal,
+    };
+  }
+
+  /** Mutating admission; answers the object as the plugins left it. */
+  private async mutate(ctx: RequestContext, operation: AdmissionOperation, obj: T, old: T | undefined, options: Record<string, unknown>): Promise<T> {
+    const attrs = this.attributes(ctx, operation, obj.metadata?.name ?? '', obj, old, options);
+    await runMutation(this.admission, attrs);
+    return attrs.object as T;
+  }
+
+  /** Validating admission of the final object. */
+  private async admit(ctx: RequestContext, operation: AdmissionOperation, obj: T, old: T | undefined, options: Record<string, unknown>): Promise<void> {
+    await runAdmission(this.admission, this.attributes(ctx, operation, obj.metadata.name ?? '', obj, old, options));
+  }
+
+  /** Both phases for a delete: no object, the stored one as oldObject. */
+  private async admitDelete(ctx: RequestContext, name: string, old: T, opts: DeleteOptions): Promise<void> {
+    const attrs = this.attributes(ctx, 'DELETE', name, undefined, cloneJson(old), deleteOptionsFor(opts));
+    await runMutation(this.admission, attrs);
+    await runAdmission(this.admission, attrs);
   }
 }
+
+const META_V1 = 'meta.k8s.io/v1';
+const dryRunOf = (ctx: RequestContext): Record<string, unknown> => (ctx.dryRun ? { dryRun: ['All'] } : {});
+const createOptions = (ctx: RequestContext, fieldManager?: string): Record<string, unknown> => ({ kind: 'CreateOptions', apiVersion: META_V1, ...dryRunOf(ctx), ...(fieldManager ? { fieldManager } : {}) });
+const updateOptions = (ctx: RequestContext, fieldManager?: string): Record<string, unknown> => ({ kind: 'UpdateOptions', apiVersion: META_V1, ...dryRunOf(ctx), ...(fieldManager ? { fieldManager } : {}) });
+const deleteOptionsFor = (opts: DeleteOptions): Record<string, unknown> => ({ kind: 'DeleteOptions', apiVersion: META_V1, ...(opts as Record<string, unknown>) });
 
 /** kube's rules for sendInitialEvents (the WatchList feature). */
 function validateWatchListOptions(q: WatchQuery): void {

@@ -11,6 +11,7 @@ import { effectiveUser, type RequestState } from '../filters/filter.js';
 import type { NonResourceRoutes } from '../routes/non-resource.js';
 import { routeResource } from './resource-router.js';
 import { handleSelfReview, isSelfReview } from './self-review.js';
+import { warningHeaderValues } from './warning-headers.js';
 
 export interface DispatchOptions {
   resources: readonly ResourceEndpoints[];
@@ -39,7 +40,14 @@ export function dispatcher(o: DispatchOptions): (s: RequestState) => Promise<voi
     // their namespace (its collection across namespaces is routed for list and watch, below).
     if (isNamespaced(endpoint.definition) ? !info.namespace && info.name : info.namespace) throw pathNotFound();
     if (info.verb === 'watch') s.audit?.responseStarted(200);
-    await routeResource({ req: s.req, reply, ctx, endpoint, info, query: s.query, pretty: s.pretty, body: s.body, serverClosing: o.serverClosing });
+    try {
+      await routeResource({ req: s.req, reply, ctx, endpoint, info, query: s.query, pretty: s.pretty, body: s.body, serverClosing: o.serverClosing });
+    } catch (err) {
+      // kube writes warnings as they are recorded: a refused request (a policy's Warn beside a Deny, a webhook's rejection) keeps them.
+      const warnings = reply.sent ? [] : warningHeaderValues(ctx.warnings);
+      if (warnings.length) reply.header('Warning', warnings);
+      throw err;
+    }
   };
 }
 
@@ -57,5 +65,6 @@ function requestContext(s: RequestState, user: UserInfo, logger: Logger): Reques
     logger,
     warnings: [],
     dryRun: false,
+    annotate: (key, value) => s.audit?.annotate(key, value),
   };
 }
