@@ -61,6 +61,8 @@ export async function builtCopy(repo: string): Promise<BuiltCopy> {
         rmSync(join(dir, 'dist'), { recursive: true, force: true });
         cpSync(join(repo, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true, filter: (p) => !p.endsWith('.map') });
         cpSync(join(repo, 'dist', 'build-info.json'), join(dir, 'dist', 'build-info.json'));
+        // package.json too, so that `npm start` runs in the copy as in the checkout.
+        cpSync(join(repo, 'package.json'), join(dir, 'package.json'));
         if (stampTime(repo) === before) break;
       } catch {
         // dist/ went away while being copied: a build started; wait for it below
