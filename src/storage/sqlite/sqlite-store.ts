@@ -32,7 +32,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { applySchema } from './sqlite-schema.js';
+import { applySchema, OlderSchemaError, prepareNewDatabase } from './sqlite-schema.js';
+import { rebuildStore, type RebuiltStore } from './store-rebuild.js';
+import { removeStalePartials } from './snapshot-save.js';
+import { assertFinished } from './unfinished-marker.js';
 import { SqliteReads } from './sqlite-reads.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
 import { configureWriter, latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
@@ -71,6 +74,8 @@ export interface SqliteStoreOptions {
    * (what ':memory:' always does; benchmarks compare the two).
    */
   writer?: 'thread' | 'inline';
+  /** Told once a file of an older schema has been rebuilt into this one's (before the store opens). */
+  onUpgrade?: (rebuilt: RebuiltStore) => void;
 }
 
 /** Counters for tests and benchmarks. */
@@ -91,6 +96,23 @@ interface InFlight {
 
 const foundKv = (key: string, r: FoundRow): KeyValue => ({ key, value: r.value, createRevision: r.createRevision, modRevision: r.revision });
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** The store's database, at this version's schema: an older file is rebuilt first (store-rebuild.ts). */
+function openDatabase(path: string, durability: 'full' | 'normal', onUpgrade: SqliteStoreOptions['onUpgrade']): Database.Database {
+  for (let attempt = 0; ; attempt++) {
+    const db = new Database(path);
+    try {
+      prepareNewDatabase(db);
+      configureWriter(db, durability);
+      applySchema(db, path);
+      return db;
+    } catch (err) {
+      db.close();
+      if (!(err instanceof OlderSchemaError) || attempt > 0) throw err;
+    }
+    onUpgrade?.(rebuildStore(path));
+  }
+}
 
 export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(opts);
@@ -123,14 +145,15 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   constructor(opts: SqliteStoreOptions) {
     const inMemory = opts.path === ':memory:';
     if (!inMemory) {
+      // A store a command (restore, migrate) has not finished writing is never served.
+      assertFinished(opts.path);
       mkdirSync(dirname(opts.path), { recursive: true });
       this.lock = acquireLockFile(`${opts.path}.lock`);
     }
     const durability = opts.durability ?? 'full';
     try {
-      this.db = new Database(opts.path);
-      configureWriter(this.db, durability);
-      applySchema(this.db);
+      if (!inMemory) removeStalePartials(dirname(opts.path));
+      this.db = openDatabase(opts.path, durability, opts.onUpgrade);
     } catch (err) {
       this.lock?.release();
       throw err;
