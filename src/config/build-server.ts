@@ -101,6 +101,11 @@ async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
       import('../storage/etcd/etcd-health.js'),
     ]);
     const backend = new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
+    // A prefix a migration has not finished filling is never served.
+    await backend.refuseUnfinished().catch(async (err: unknown) => {
+      await backend.close();
+      throw err;
+    });
     return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: monitorEtcdHealth(backend) };
   }
   const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });

@@ -7,12 +7,16 @@
 // writes never wait for a watch to be created), and a linearizable answer below it, to a
 // request sent after it was seen, proves etcd's history went backwards (restored from an older
 // snapshot): every watch then ends with HistoryRewound and the caches re-list.
+// A prefix a migration has not finished filling (etcd-unfinished.ts) is never served: until etcd
+// has once shown no such mark, every object request checks for it first and fails Unavailable,
+// naming the command to run.
 
 import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
 import { connectEtcd, transportFailure, type EtcdConnectionOptions } from './etcd-client.js';
 import { toStorageError } from './etcd-errors.js';
 import { EtcdKeySpace } from './etcd-keys.js';
 import { EtcdWatch, kvOf } from './etcd-watch.js';
+import { etcdUnfinishedMessage, readEtcdUnfinished, type EtcdUnfinishedMark } from './etcd-unfinished.js';
 import { earlyProgressAnswers, oldestVersion } from './etcd-version.js';
 import { mayHaveBeenApplied, outcomeUnknown, sameBytes } from './etcd-write-outcome.js';
 import {
@@ -29,6 +33,11 @@ import {
   type StoreWatch,
   type WatchOptions,
 } from '../revisioned-store.js';
+
+/** A prefix a migration has not finished filling: never served (the message says what to run). */
+export class UnfinishedPrefixError extends Error {
+  override name = 'UnfinishedPrefixError';
+}
 
 /** The key replicas compare-and-swap to take turns compacting (kube-apiserver's name for it). */
 export const COMPACT_KEY = 'compact_rev_key';
@@ -71,6 +80,9 @@ export class EtcdStore implements RevisionedStore {
   private readonly readAttempts: number;
   private closed = false;
   private readonly counters: EtcdStoreStats = { ranges: 0, txns: 0, revisionReads: 0, watchesOpened: 0 };
+  /** etcd has shown no unfinished mark on the prefix (checked until it has, then never again). */
+  private finished = false;
+  private finishing: Promise<void> | undefined;
 
   constructor(opts: EtcdStoreOptions) {
     this.client = connectEtcd(opts);
@@ -93,7 +105,49 @@ export class EtcdStore implements RevisionedStore {
     return { ...this.counters };
   }
 
+  /** The unfinished mark on this store's prefix, if a migration into it has not finished. */
+  async unfinishedMark(): Promise<EtcdUnfinishedMark | undefined> {
+    try {
+      return (await readEtcdUnfinished(this.client, this.keys.prefix))?.mark;
+    } catch (err) {
+      throw toStorageError(err);
+    }
+  }
+
+  /**
+   * At start: throws, in one line naming the command to run, when etcd answers within `waitMs`
+   * that the prefix is marked unfinished. An etcd that does not answer yet is left to the check
+   * before the first object request (the server starts, not ready).
+   */
+  async refuseUnfinished(waitMs = 2000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const mark = await Promise.race([
+      this.unfinishedMark().catch(() => undefined),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs))),
+    ]);
+    clearTimeout(timer);
+    if (mark) throw new UnfinishedPrefixError(etcdUnfinishedMessage(this.keys.prefix, mark));
+  }
+
+  /** Fails Unavailable while the prefix is marked unfinished; once etcd showed no mark, costs nothing. */
+  private async assertFinished(): Promise<void> {
+    if (this.finished) return;
+    this.finishing ??= this.unfinishedMark().then(
+      (mark) => {
+        this.finishing = undefined;
+        if (mark) throw new StorageError('Unavailable', etcdUnfinishedMessage(this.keys.prefix, mark));
+        this.finished = true;
+      },
+      (err: unknown) => {
+        this.finishing = undefined;
+        throw err;
+      },
+    );
+    return this.finishing;
+  }
+
   async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
+    await this.assertFinished();
     const res = await this.range({ key: this.keys.toEtcd(key), revision: opts.revision || 0 }, key);
     const kv = res.kvs[0];
     // etcd's header carries its current revision even for a read at a past one.
@@ -102,6 +156,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    await this.assertFinished();
     const { key, rangeEnd } = this.keys.range(prefix);
     const start = opts.startAfter !== undefined && opts.startAfter >= prefix ? Buffer.concat([this.keys.toEtcd(opts.startAfter), Buffer.from([0])]) : key;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
@@ -114,6 +169,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async count(prefix: string): Promise<number> {
+    await this.assertFinished();
     const { key, rangeEnd } = this.keys.range(prefix);
     const res = await this.range({ key, range_end: rangeEnd, count_only: true }, prefix);
     return Number(res.count);
@@ -123,6 +179,7 @@ export class EtcdStore implements RevisionedStore {
     if (value.byteLength > this.maxValueBytes) {
       throw new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key);
     }
+    await this.assertFinished();
     const k = this.keys.toEtcd(key);
     // An update asks for the previous value only for its create revision; a create has none
     // (the key did not exist), so it sends the bare put kube's create sends.
@@ -150,6 +207,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    await this.assertFinished();
     const k = this.keys.toEtcd(key);
     // mod_revision 0 would mean "absent": deleting an absent key is KeyNotFound either way.
     // A delete whose answer was lost cannot be told from someone else's: it is answered as a

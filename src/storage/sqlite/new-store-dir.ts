@@ -41,14 +41,17 @@ function removeLeftovers(dir: string, dbPath: string): void {
 function checkEmpty(dir: string, except: readonly string[], fail: (message: string) => Error): void {
   const entries = readdirSync(dir).filter((n) => !except.includes(n));
   if (entries.length) {
-    throw fail(`${dir} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); a new store goes only into a new or empty directory`);
+    throw fail(`data dir ${dir} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); a new store goes only into a new or empty directory`);
   }
 }
 
-/** Makes `dir` (absent) with the mark already inside: it appears, by a rename, marked. */
-function createMarked(dir: string, dbPath: string, mark: Pick<UnfinishedMark, 'command' | 'doc'>): void {
+/**
+ * Makes `dir` (absent) with the mark already inside: it appears, by a rename, marked. Returns
+ * the outermost directory it made (a parent, if it had to make parents).
+ */
+function createMarked(dir: string, dbPath: string, mark: Pick<UnfinishedMark, 'command' | 'doc'>): string {
   const parent = dirname(dir);
-  mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const madeParent = mkdirSync(parent, { recursive: true, mode: 0o700 });
   const temp = join(parent, `.${basename(dir)}.${process.pid}.creating`);
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp, { mode: 0o700 });
@@ -60,6 +63,19 @@ function createMarked(dir: string, dbPath: string, mark: Pick<UnfinishedMark, 'c
     throw err;
   }
   fsyncPath(parent);
+  return madeParent ?? dir;
+}
+
+/** Removes the dirs this command made, from `dir` up to `outermost`, each only if empty. */
+function removeCreatedDirs(dir: string, outermost: string): void {
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return; // Not empty (something else appeared in it) or already gone: left as it is.
+    }
+    if (d === outermost || dirname(d) === d) return;
+  }
 }
 
 /**
@@ -74,28 +90,28 @@ export function claimNewStoreDir(dirPath: string, mark: Pick<UnfinishedMark, 'co
   try {
     st = statSync(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw fail(`cannot read ${dir}: ${messageOf(err)}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw fail(`data dir ${dir} cannot be read: ${messageOf(err)}`);
   }
-  let created = false;
+  /** The outermost directory this command made, if it made the data dir. */
+  let created: string | undefined;
   let cleaned: UnfinishedMark | undefined;
   let lock: LockFile;
   if (!st) {
     try {
-      createMarked(dir, dbPath, mark);
+      created = createMarked(dir, dbPath, mark);
     } catch (err) {
-      throw fail(`cannot create ${dir}: ${messageOf(err)}`);
+      throw fail(`cannot create data dir ${dir}: ${messageOf(err)}`);
     }
-    created = true;
     lock = acquireLockFile(join(dir, lockName));
   } else {
-    if (!st.isDirectory()) throw fail(`${dir} exists and is not a directory`);
+    if (!st.isDirectory()) throw fail(`data dir ${dir} exists and is not a directory`);
     const left = readUnfinished(dbPath);
-    if (left && markOwnerRunning(left)) throw fail(unfinishedMessage(dir, left));
+    if (left && markOwnerRunning(left)) throw fail(unfinishedMessage(`data dir ${dir}`, left));
     try {
       // A live server or command holding the dir keeps it; a dead one's lock is taken over.
       lock = acquireLockFile(join(dir, lockName));
     } catch (err) {
-      throw fail(`${dir} is in use: ${messageOf(err)}`);
+      throw fail(`data dir ${dir} is in use: ${messageOf(err)}`);
     }
     try {
       if (left) {
@@ -126,13 +142,7 @@ export function claimNewStoreDir(dirPath: string, mark: Pick<UnfinishedMark, 'co
       } finally {
         lock.release();
       }
-      if (created) {
-        try {
-          rmdirSync(dir);
-        } catch {
-          // Something else appeared in it meanwhile: leave it.
-        }
-      }
+      if (created) removeCreatedDirs(dir, created);
     },
   };
 }
