@@ -37,8 +37,9 @@ module.exports = {
     layer('metrics', ['apimachinery', 'storage', 'auth']),
     layer('lifecycle', ['apimachinery', 'storage', 'http', 'metrics']),
     // Client-side commands: talk to a server over HTTPS; only pure helpers from below. The
-    // `snapshot` commands work on the SQLite file itself: storage's snapshot modules, nothing else.
-    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/sqlite/snapshot-[a-z-]+\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
+    // `snapshot` and `defrag` commands work on the SQLite file itself: storage's snapshot and
+    // defrag modules, nothing else.
+    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/sqlite/snapshot-[a-z-]+\\.ts$', '^src/storage/sqlite/store-defrag\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
     // `migrate` moves the store itself between backends: it reads and writes storage directly.
     layer('cli/migrate', ['apimachinery', 'storage']),
     // Test-only code (conformance suites, fault injection) lives under test/ and never ships.

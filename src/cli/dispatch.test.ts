@@ -13,5 +13,5 @@ test('a command gets every argument after its name, as given; server flags run n
   assert.equal(await runCommand(['--data-dir', 'x', 'one'], commands), undefined, 'flags first: the server');
   assert.equal(await runCommand([], commands), undefined);
   assert.deepEqual(seen, [['two', 'save', 'f.db', '--data-dir', 'd', '--help', '-o', 'json'], ['one']]);
-  assert.deepEqual(COMMANDS.map((c) => c.name), ['trust-anchors', 'snapshot', 'migrate']);
+  assert.deepEqual(COMMANDS.map((c) => c.name), ['trust-anchors', 'snapshot', 'migrate', 'defrag']);
 });

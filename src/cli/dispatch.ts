@@ -27,6 +27,11 @@ export const COMMANDS: readonly CliCommand[] = [
     summary: 'copy every object between the SQLite store and etcd, either way (docs/migration.md)',
     run: async (argv) => (await import('./migrate/command.js')).runMigrate(argv),
   },
+  {
+    name: 'defrag',
+    summary: "give the SQLite store's free pages back to the file system, offline or beside a running server (docs/operations.md)",
+    run: async (argv) => (await import('./defrag/command.js')).runDefrag(argv),
+  },
 ];
 
 /** Runs the command `argv` names and resolves with its exit code; undefined when argv names none (the server runs). */

@@ -42,6 +42,8 @@ import { timedStore, watchedStore } from '../storage/observed-store.js';
 import type { RevisionedStore } from '../storage/revisioned-store.js';
 import { startSnapshotSchedule, type SnapshotObserver, type SnapshotSchedule } from '../storage/sqlite/snapshot-schedule.js';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store.js';
+import type { RebuiltStore } from '../storage/sqlite/store-rebuild.js';
+import type { StorageSize } from '../metrics/storage-size-metrics.js';
 import type { StorageObserver } from '../storage/storage-observer.js';
 import { WatchCache } from '../storage/cache/watch-cache.js';
 import { KUBERNETES_VERSION } from '../version.js';
@@ -82,6 +84,8 @@ const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:maste
 
 interface OpenedStorage {
   backend: RevisionedStore;
+  /** The store's size on disk and in use (apiserver_storage_size_bytes); absent in memory. */
+  size?: () => Promise<StorageSize | undefined>;
   /** Starts compaction of the (timed) store; etcd's replicas coordinate through etcd itself. */
   startCompaction(timed: RevisionedStore, onError: (err: unknown) => void): Compactor;
   /** etcd's health, probed in the background; SQLite and memory report their own (StoreHealth). */
@@ -92,7 +96,7 @@ interface OpenedStorage {
  * The backend. The etcd modules (etcd3, gRPC and its protobuf loading: about half a second of
  * start-up) are imported only when the backend is etcd.
  */
-async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
+async function openStorage(config: ServerConfig, logger: Logger): Promise<OpenedStorage> {
   const s = config.storage;
   if (s.kind === 'etcd') {
     const [{ EtcdStore }, { startEtcdCompactor }, { monitorEtcdHealth }] = await Promise.all([
@@ -106,10 +110,17 @@ async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
       await backend.close();
       throw err;
     });
-    return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: monitorEtcdHealth(backend) };
+    return {
+      backend,
+      size: () => backend.size(),
+      startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError),
+      etcdHealth: monitorEtcdHealth(backend),
+    };
   }
-  const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
-  return { backend, startCompaction: (timed, onError) => startCompactor(timed, config.compactionIntervalMs, onError) };
+  const onUpgrade = (r: RebuiltStore): void =>
+    logger.info({ fromSchema: r.fromSchema, objects: r.objects, beforeBytes: r.beforeBytes, afterBytes: r.afterBytes, ms: Math.round(r.durationMs) }, 'store file rewritten in the current format (once)');
+  const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability, onUpgrade });
+  return { backend, size: async () => backend.size(), startCompaction: (timed, onError) => startCompactor(timed, config.compactionIntervalMs, onError) };
 }
 
 /**
@@ -239,7 +250,9 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
   const { logger } = options;
   const phase = options.onPhase ?? (() => undefined);
   let caches: ReadonlyMap<string, WatchCache> = new Map();
+  let storageSize: OpenedStorage['size'];
   const metrics = createServerMetrics({
+    storageSize: { clusterId: `${config.storage.kind === 'etcd' ? 'etcd' : 'sqlite'}-0`, read: async () => storageSize?.() },
     resources: servedResources,
     stored: storedResources,
     countObjects: (label) => {
@@ -248,7 +261,8 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     },
   });
   phase('configured');
-  const { backend, startCompaction, etcdHealth } = await openStorage(config);
+  const { backend, startCompaction, etcdHealth, size } = await openStorage(config, logger);
+  storageSize = size;
   phase('storage opened');
   // What is started is let go in reverse order, by release() or, when a later step of the
   // build fails (a broken configuration file, a certificate that cannot be read), at once: an

@@ -105,6 +105,12 @@ export class EtcdStore implements RevisionedStore {
     return { ...this.counters };
   }
 
+  /** etcd's database size (dbSize) and the part in use (dbSizeInUse), from a member's Status, asked with a one-second deadline (as kube's storage monitor). */
+  async size(): Promise<{ sizeBytes: number; inUseBytes: number }> {
+    const s = await this.client.maintenance.status({ deadline: Date.now() + 1000 });
+    return { sizeBytes: Number(s.dbSize), inUseBytes: Number(s.dbSizeInUse) };
+  }
+
   /** The unfinished mark on this store's prefix, if a migration into it has not finished. */
   async unfinishedMark(): Promise<EtcdUnfinishedMark | undefined> {
     try {

@@ -30,7 +30,7 @@
 // owns the file (a lock file beside it).
 
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applySchema, OlderSchemaError, prepareNewDatabase } from './sqlite-schema.js';
 import { rebuildStore, type RebuiltStore } from './store-rebuild.js';
@@ -141,8 +141,10 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   private lastWriteError: string | undefined;
   private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
   private readonly reads: SqliteReads;
+  private readonly path: string;
 
   constructor(opts: SqliteStoreOptions) {
+    this.path = opts.path;
     const inMemory = opts.path === ':memory:';
     if (!inMemory) {
       // A store a command (restore, migrate) has not finished writing is never served.
@@ -226,6 +228,23 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   /** Write transactions and writes so far (group commit makes the first smaller than the second). */
   stats(): SqliteStoreStats {
     return { ...this.counters };
+  }
+
+  /**
+   * The database's size on disk (the file and its WAL) and the bytes of its pages in use (the
+   * rest are free pages, which `defrag` gives back); undefined for an in-memory store.
+   */
+  size(): { sizeBytes: number; inUseBytes: number } | undefined {
+    if (this.path === ':memory:' || !this.db.open) return undefined;
+    const pragma = (name: string): number => Number(this.db.pragma(name, { simple: true }));
+    const fileSize = (f: string): number => {
+      try {
+        return statSync(f).size;
+      } catch {
+        return 0;
+      }
+    };
+    return { sizeBytes: fileSize(this.path) + fileSize(`${this.path}-wal`), inUseBytes: (pragma('page_count') - pragma('freelist_count')) * pragma('page_size') };
   }
 
   /** Runs a pragma on the writer's connection (diagnostics; tests cap the database size with it). */
