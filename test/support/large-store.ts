@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 
 export const SERVICE_CIDR_KEY = '/registry/networking.platform.io/servicecidrs/';
 const FINALIZER = 'networking.platform.io/service-cidr-finalizer';
