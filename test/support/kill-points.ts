@@ -32,10 +32,10 @@ export async function killAt(args: string[], step: string, timeoutMs = 180_000):
 }
 
 /** Kills the bin with SIGKILL once `when()` holds (polled), or once it ended by itself; says which. */
-export async function killWhen(args: string[], when: () => boolean, timeoutMs = 180_000): Promise<'killed' | 'finished'> {
+export async function killWhen(args: string[], when: () => boolean | Promise<boolean>, timeoutMs = 180_000): Promise<'killed' | 'finished'> {
   const child = spawnCli(args);
   const end = Date.now() + timeoutMs;
-  while (child.exitCode === null && !when() && Date.now() < end) await sleep(2);
+  while (child.exitCode === null && !(await when()) && Date.now() < end) await sleep(2);
   if (child.exitCode !== null) return 'finished';
   child.kill('SIGKILL');
   await exited(child);
