@@ -7,44 +7,18 @@
 
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startServer } from './harness.js';
-import { fillServiceCidrs, SERVICE_CIDR_KEY, serviceCidrJson } from '../support/large-store.js';
+import { fillSchemaOneStore, fillServiceCidrs } from '../support/large-store.js';
 import { killAt } from '../support/kill-points.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const ARGS = ['--controllers=', '--snapshot-schedule-cron', ''];
 
-/** A data dir in the schema-1 layout (as servers before schema 2 wrote it): values in the log and in `current`. */
-function schemaOneStore(dir: string, objects: number): number {
-  mkdirSync(dir, { recursive: true });
-  const db = new Database(join(dir, 'state.db'));
-  db.pragma('journal_mode = WAL');
-  db.exec(`
-    CREATE TABLE log (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, value BLOB, create_revision INTEGER NOT NULL, prev_revision INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0);
-    CREATE INDEX log_key_revision ON log (key, revision);
-    CREATE TABLE current (key TEXT PRIMARY KEY, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value BLOB NOT NULL) WITHOUT ROWID;
-    CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-    INSERT INTO meta (name, value) VALUES ('schema_version', 1), ('compacted', 0);
-  `);
-  const log = db.prepare('INSERT INTO log (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, 0, 0)');
-  const cur = db.prepare('INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?)');
-  let bytes = 0;
-  db.transaction(() => {
-    for (let i = 0; i < objects; i++) {
-      const key = `${SERVICE_CIDR_KEY}large-${String(i).padStart(7, '0')}`;
-      const value = Buffer.from(serviceCidrJson(i, 2048));
-      bytes += value.byteLength;
-      log.run(i + 2, key, value, i + 2);
-      cur.run(key, i + 2, i + 2, value);
-    }
-  })();
-  db.close();
-  return bytes;
-}
+const schemaOneStore = (dir: string, objects: number): number => fillSchemaOneStore(dir, objects, 2048);
 
 async function servedCount(dataDir: string): Promise<{ count: number; log: string }> {
   const server = await startServer({ dataDir, removeOnStop: false, args: [...ARGS, '--log-level', 'info'] });

@@ -1,11 +1,13 @@
 // A large store made fast, for the benchmarks and tests that need one (`npm run bench --
-// startup` at 100,000 objects, the kill -9 tests): ServiceCIDRs exactly as the server and its
+// startup` and `-- store` at 100,000 objects, the kill -9 tests): ServiceCIDRs exactly as the server and its
 // controllers leave them (finalizer, Ready=True, managedFields of kubectl's apply and both
 // controllers), padded by an annotation to about `bytes` of JSON each, written through the
 // SQLite store itself (the writer thread, 500 per batch) rather than 100,000 HTTPS creates. A
 // server started on it finds nothing to do: its controllers write nothing.
 
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 
@@ -71,4 +73,41 @@ export async function fillServiceCidrs(dataDir: string, count: number, bytes: nu
     await store.close();
   }
   return total;
+}
+
+/**
+ * The same objects in a data dir of the schema-1 layout, as servers before schema 2 wrote it
+ * (each value in the log and again in `current`, 4 KiB pages), written directly: what a server
+ * of this version finds after an upgrade. Returns the JSON bytes written.
+ */
+export function fillSchemaOneStore(dataDir: string, count: number, bytes: number): number {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, 'state.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.exec(`
+      CREATE TABLE log (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, value BLOB, create_revision INTEGER NOT NULL, prev_revision INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0);
+      CREATE INDEX log_key_revision ON log (key, revision);
+      CREATE TABLE current (key TEXT PRIMARY KEY, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value BLOB NOT NULL) WITHOUT ROWID;
+      CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO meta (name, value) VALUES ('schema_version', 1), ('compacted', 0);
+    `);
+    const log = db.prepare('INSERT INTO log (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, 0, 0)');
+    const cur = db.prepare('INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?)');
+    let total = 0;
+    for (let i = 0; i < count; i += 1000) {
+      db.transaction(() => {
+        for (let j = i; j < Math.min(count, i + 1000); j++) {
+          const key = `${SERVICE_CIDR_KEY}large-${String(j).padStart(7, '0')}`;
+          const value = Buffer.from(serviceCidrJson(j, bytes));
+          total += value.byteLength;
+          log.run(j + 2, key, value, j + 2);
+          cur.run(key, j + 2, j + 2, value);
+        }
+      })();
+    }
+    return total;
+  } finally {
+    db.close();
+  }
 }

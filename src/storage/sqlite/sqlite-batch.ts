@@ -43,11 +43,16 @@ interface Row {
 export const FIRST_REVISION = 1;
 const COMPACT_BATCH = 1000;
 
-/** The writer connection's settings: WAL, and a sync per commit unless durability is 'normal'. */
+/**
+ * The writer connection's settings: WAL, and a sync per commit unless durability is 'normal'.
+ * After a burst (a large batch, an online defrag moving pages through it) the WAL file is cut
+ * back to 64 MiB when it is next reset, rather than kept at its largest size.
+ */
 export function configureWriter(db: Database.Database, durability: 'full' | 'normal'): void {
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
   db.pragma('busy_timeout = 5000');
+  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
 }
 
 /**

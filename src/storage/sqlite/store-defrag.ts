@@ -23,9 +23,12 @@ import { assertFinished } from './unfinished-marker.js';
 
 export interface DefragOptions {
   dataDir: string;
-  /** Online: pages released per step (default 64: 1 MiB of 16 KiB pages). */
+  /** Online: pages released per step (default 32: 512 KiB of 16 KiB pages). */
   stepPages?: number;
-  /** Online: pause between steps, in ms (default 2). */
+  /**
+   * Online: pause between steps, in ms (default 20): the server's writer, which waits for a
+   * step with SQLite's busy handler (sleeps of 1 to 100 ms), must find the lock free most of the time.
+   */
   pauseMs?: number;
 }
 
@@ -102,8 +105,8 @@ export async function defragStore(o: DefragOptions): Promise<DefragResult> {
 
 /** Releases free pages a step at a time beside the running server that holds the store. */
 async function online(dbPath: string, o: DefragOptions, started: number): Promise<DefragResult> {
-  const step = Math.max(1, o.stepPages ?? 64);
-  const pauseMs = o.pauseMs ?? 2;
+  const step = Math.max(1, o.stepPages ?? 32);
+  const pauseMs = o.pauseMs ?? 20;
   const beforeBytes = diskBytes(dbPath);
   const db = new Database(dbPath, { fileMustExist: true });
   try {
@@ -123,8 +126,16 @@ async function online(dbPath: string, o: DefragOptions, started: number): Promis
       pausePoint('defrag:online-step');
       await sleep(pauseMs);
     }
-    // The file shrinks when the WAL is written back into it (TRUNCATE: the WAL is emptied too).
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    // The file shrinks when the WAL is written back into it: a PASSIVE checkpoint never makes the
+    // server's writes wait (FULL and TRUNCATE would); then, if the server is idle, the WAL is
+    // emptied too. What a busy server commits meanwhile its own checkpoints write back.
+    db.pragma('wal_checkpoint(PASSIVE)');
+    db.pragma('busy_timeout = 50');
+    try {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // The server is writing: its own checkpoint finishes the job.
+    }
     return {
       mode: 'online',
       dbPath,
