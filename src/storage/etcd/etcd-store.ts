@@ -16,7 +16,7 @@ import { connectEtcd, transportFailure, type EtcdConnectionOptions } from './etc
 import { toStorageError } from './etcd-errors.js';
 import { EtcdKeySpace } from './etcd-keys.js';
 import { EtcdWatch, kvOf } from './etcd-watch.js';
-import { etcdUnfinishedMessage, readEtcdUnfinished, type EtcdUnfinishedMark } from './etcd-unfinished.js';
+import { UnfinishedGuard, type EtcdUnfinishedMark } from './etcd-unfinished.js';
 import { earlyProgressAnswers, oldestVersion } from './etcd-version.js';
 import { mayHaveBeenApplied, outcomeUnknown, sameBytes } from './etcd-write-outcome.js';
 import {
@@ -33,11 +33,6 @@ import {
   type StoreWatch,
   type WatchOptions,
 } from '../revisioned-store.js';
-
-/** A prefix a migration has not finished filling: never served (the message says what to run). */
-export class UnfinishedPrefixError extends Error {
-  override name = 'UnfinishedPrefixError';
-}
 
 /** The key replicas compare-and-swap to take turns compacting (kube-apiserver's name for it). */
 export const COMPACT_KEY = 'compact_rev_key';
@@ -80,15 +75,15 @@ export class EtcdStore implements RevisionedStore {
   private readonly readAttempts: number;
   private closed = false;
   private readonly counters: EtcdStoreStats = { ranges: 0, txns: 0, revisionReads: 0, watchesOpened: 0 };
-  /** etcd has shown no unfinished mark on the prefix (checked until it has, then never again). */
-  private finished = false;
-  private finishing: Promise<void> | undefined;
+  /** Refuses the prefix while a migration into it has not finished (etcd-unfinished.ts). */
+  private readonly guard: UnfinishedGuard;
 
   constructor(opts: EtcdStoreOptions) {
     this.client = connectEtcd(opts);
     this.keys = new EtcdKeySpace(opts.root ?? '/registry', opts.prefix ?? '/registry');
     this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
     this.readAttempts = Math.max(1, opts.servers.length);
+    this.guard = new UnfinishedGuard(this.client, this.keys.prefix);
   }
 
   /** The highest revision etcd has shown this store. */
@@ -112,48 +107,17 @@ export class EtcdStore implements RevisionedStore {
   }
 
   /** The unfinished mark on this store's prefix, if a migration into it has not finished. */
-  async unfinishedMark(): Promise<EtcdUnfinishedMark | undefined> {
-    try {
-      return (await readEtcdUnfinished(this.client, this.keys.prefix))?.mark;
-    } catch (err) {
-      throw toStorageError(err);
-    }
+  unfinishedMark(): Promise<EtcdUnfinishedMark | undefined> {
+    return this.guard.mark();
   }
 
-  /**
-   * At start: throws, in one line naming the command to run, when etcd answers within `waitMs`
-   * that the prefix is marked unfinished. An etcd that does not answer yet is left to the check
-   * before the first object request (the server starts, not ready).
-   */
-  async refuseUnfinished(waitMs = 2000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const mark = await Promise.race([
-      this.unfinishedMark().catch(() => undefined),
-      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs))),
-    ]);
-    clearTimeout(timer);
-    if (mark) throw new UnfinishedPrefixError(etcdUnfinishedMessage(this.keys.prefix, mark));
-  }
-
-  /** Fails Unavailable while the prefix is marked unfinished; once etcd showed no mark, costs nothing. */
-  private async assertFinished(): Promise<void> {
-    if (this.finished) return;
-    this.finishing ??= this.unfinishedMark().then(
-      (mark) => {
-        this.finishing = undefined;
-        if (mark) throw new StorageError('Unavailable', etcdUnfinishedMessage(this.keys.prefix, mark));
-        this.finished = true;
-      },
-      (err: unknown) => {
-        this.finishing = undefined;
-        throw err;
-      },
-    );
-    return this.finishing;
+  /** At start: throws (one line naming the command to run) when etcd says the prefix is unfinished; see UnfinishedGuard. */
+  refuseUnfinished(waitMs?: number): Promise<void> {
+    return this.guard.refuseAtStart(waitMs);
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
-    await this.assertFinished();
+    await this.guard.assertFinished();
     const res = await this.range({ key: this.keys.toEtcd(key), revision: opts.revision || 0 }, key);
     const kv = res.kvs[0];
     // etcd's header carries its current revision even for a read at a past one.
@@ -162,7 +126,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    await this.assertFinished();
+    await this.guard.assertFinished();
     const { key, rangeEnd } = this.keys.range(prefix);
     const start = opts.startAfter !== undefined && opts.startAfter >= prefix ? Buffer.concat([this.keys.toEtcd(opts.startAfter), Buffer.from([0])]) : key;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
@@ -175,7 +139,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async count(prefix: string): Promise<number> {
-    await this.assertFinished();
+    await this.guard.assertFinished();
     const { key, rangeEnd } = this.keys.range(prefix);
     const res = await this.range({ key, range_end: rangeEnd, count_only: true }, prefix);
     return Number(res.count);
@@ -185,7 +149,7 @@ export class EtcdStore implements RevisionedStore {
     if (value.byteLength > this.maxValueBytes) {
       throw new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key);
     }
-    await this.assertFinished();
+    await this.guard.assertFinished();
     const k = this.keys.toEtcd(key);
     // An update asks for the previous value only for its create revision; a create has none
     // (the key did not exist), so it sends the bare put kube's create sends.
@@ -213,7 +177,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
-    await this.assertFinished();
+    await this.guard.assertFinished();
     const k = this.keys.toEtcd(key);
     // mod_revision 0 would mean "absent": deleting an absent key is KeyNotFound either way.
     // A delete whose answer was lost cannot be told from someone else's: it is answered as a

@@ -6,6 +6,8 @@
 // migration holds on a lease: gone within the lease's TTL once that process is gone.
 
 import type { Etcd3 } from 'etcd3';
+import { StorageError } from '../revisioned-store.js';
+import { toStorageError } from './etcd-errors.js';
 
 /** The unfinished mark of the store under `prefix` (etcd-side, without a trailing '/'). */
 export const unfinishedKeyFor = (prefix: string): Buffer => Buffer.from(`platform-apiserver/unfinished${prefix}`);
@@ -49,4 +51,62 @@ export function etcdUnfinishedMessage(prefix: string, mark: EtcdUnfinishedMark):
     `run that command again to finish it (it first removes what the interrupted run wrote), or remove what it wrote with ` +
     `\`etcdctl del --prefix ${prefix}/ && etcdctl del ${unfinishedKeyFor(prefix).toString()}\` (docs/migration.md)`
   );
+}
+
+/** A prefix a migration has not finished filling: never served (the message says what to run). */
+export class UnfinishedPrefixError extends Error {
+  override name = 'UnfinishedPrefixError';
+}
+
+/**
+ * A store's check of its prefix's mark: until etcd has once shown no mark, every object request
+ * asks first (and fails Unavailable while there is one); after that it costs nothing.
+ */
+export class UnfinishedGuard {
+  private finished = false;
+  private finishing: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: Etcd3,
+    private readonly prefix: string,
+  ) {}
+
+  async mark(): Promise<EtcdUnfinishedMark | undefined> {
+    try {
+      return (await readEtcdUnfinished(this.client, this.prefix))?.mark;
+    } catch (err) {
+      throw toStorageError(err);
+    }
+  }
+
+  assertFinished(): Promise<void> {
+    if (this.finished) return Promise.resolve();
+    this.finishing ??= this.mark().then(
+      (mark) => {
+        this.finishing = undefined;
+        if (mark) throw new StorageError('Unavailable', etcdUnfinishedMessage(this.prefix, mark));
+        this.finished = true;
+      },
+      (err: unknown) => {
+        this.finishing = undefined;
+        throw err;
+      },
+    );
+    return this.finishing;
+  }
+
+  /**
+   * At start: throws, in one line naming the command to run, when etcd answers within `waitMs`
+   * that the prefix is marked. An etcd that does not answer yet is left to assertFinished (the
+   * server starts, not ready).
+   */
+  async refuseAtStart(waitMs = 2000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const mark = await Promise.race([
+      this.mark().catch(() => undefined),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs))),
+    ]);
+    clearTimeout(timer);
+    if (mark) throw new UnfinishedPrefixError(etcdUnfinishedMessage(this.prefix, mark));
+  }
 }

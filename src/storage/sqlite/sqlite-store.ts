@@ -27,18 +27,20 @@
 // reporting it: once its batches have failed, the store publishes whatever the log holds past
 // the published revision (so watchers miss nothing; those writers saw Unavailable, "may or may
 // not have happened", as etcd's Timeout), and the next write starts a new thread. One process
-// owns the file (a lock file beside it).
+// owns the file (a lock file beside it). A data dir a command marked unfinished (restore,
+// migrate: unfinished-marker.ts) is refused before anything is opened; a file of an older
+// schema is rewritten once before it is served (store-rebuild.ts).
 
 import Database from 'better-sqlite3';
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { applySchema, OlderSchemaError, prepareNewDatabase } from './sqlite-schema.js';
-import { rebuildStore, type RebuiltStore } from './store-rebuild.js';
+import { fileSizes, openDatabase } from './sqlite-file.js';
+import type { RebuiltStore } from './store-rebuild.js';
 import { removeStalePartials } from './snapshot-save.js';
 import { assertFinished } from './unfinished-marker.js';
 import { SqliteReads } from './sqlite-reads.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
-import { configureWriter, latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
+import { latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
 import { InlineWriter, ThreadWriter, type SqliteWriter } from './sqlite-writer.js';
 import type { StoreHealth } from '../storage-observer.js';
 import { WatchHub, type ChangeEvent } from '../watch-hub.js';
@@ -96,23 +98,6 @@ interface InFlight {
 
 const foundKv = (key: string, r: FoundRow): KeyValue => ({ key, value: r.value, createRevision: r.createRevision, modRevision: r.revision });
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-/** The store's database, at this version's schema: an older file is rebuilt first (store-rebuild.ts). */
-function openDatabase(path: string, durability: 'full' | 'normal', onUpgrade: SqliteStoreOptions['onUpgrade']): Database.Database {
-  for (let attempt = 0; ; attempt++) {
-    const db = new Database(path);
-    try {
-      prepareNewDatabase(db);
-      configureWriter(db, durability);
-      applySchema(db, path);
-      return db;
-    } catch (err) {
-      db.close();
-      if (!(err instanceof OlderSchemaError) || attempt > 0) throw err;
-    }
-    onUpgrade?.(rebuildStore(path));
-  }
-}
 
 export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(opts);
@@ -235,16 +220,7 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
    * rest are free pages, which `defrag` gives back); undefined for an in-memory store.
    */
   size(): { sizeBytes: number; inUseBytes: number } | undefined {
-    if (this.path === ':memory:' || !this.db.open) return undefined;
-    const pragma = (name: string): number => Number(this.db.pragma(name, { simple: true }));
-    const fileSize = (f: string): number => {
-      try {
-        return statSync(f).size;
-      } catch {
-        return 0;
-      }
-    };
-    return { sizeBytes: fileSize(this.path) + fileSize(`${this.path}-wal`), inUseBytes: (pragma('page_count') - pragma('freelist_count')) * pragma('page_size') };
+    return this.path === ':memory:' || !this.db.open ? undefined : fileSizes(this.db, this.path);
   }
 
   /** Runs a pragma on the writer's connection (diagnostics; tests cap the database size with it). */
