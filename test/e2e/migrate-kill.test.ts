@@ -55,9 +55,9 @@ describe('migrate killed with SIGKILL', { skip: !haveEtcd }, () => {
   });
   before(async () => {
     etcd = await startEtcdCluster();
-    await fillServiceCidrs(data, 3000, 2048);
+    await fillServiceCidrs(data, 1000, 2048);
     expected = await served([], data);
-    assert.equal(expected.size, 3000);
+    assert.equal(expected.size, 1000);
   });
 
   for (const [i, step] of TO_STEPS.entries()) {
@@ -96,11 +96,11 @@ describe('migrate killed with SIGKILL', { skip: !haveEtcd }, () => {
 
   test('into etcd and back, killed while a larger store is copied, at chosen moments: refused or served whole, never in part', { timeout: 600_000 }, async () => {
     const big = join(root, 'big');
-    await fillServiceCidrs(big, 15_000, 2048);
+    await fillServiceCidrs(big, 8000, 2048);
     const whole = await served([], big);
     const client = new Etcd3({ hosts: etcd.endpoints.split(',') });
     try {
-      for (const [i, keys] of [1, 5000, 12_000].entries()) {
+      for (const [i, keys] of [1, 3000, 6500].entries()) {
         const prefix = `/killed-big-${i}`;
         const copied = async (): Promise<number> => Number(await client.getAll().prefix(`${prefix}/`).count().catch(() => 0));
         const outcome = await killWhen(['migrate', '--data-dir', big, '--to-etcd-servers', etcd.endpoints, '--etcd-prefix', prefix, '--no-advance-revision'], async () => (await copied()) >= keys);
@@ -116,7 +116,7 @@ describe('migrate killed with SIGKILL', { skip: !haveEtcd }, () => {
       client.close();
     }
     // And back, killed once the new database has begun, and once it is well under way.
-    for (const [i, bytes] of [1, 20 * 1024 * 1024].entries()) {
+    for (const [i, bytes] of [1, 8 * 1024 * 1024].entries()) {
       const dir = join(root, `big-back-${i}`);
       // The bytes of the database being written (whatever its temporary name), not yet renamed into place.
       const written = (): number => {
