@@ -1,5 +1,5 @@
 // kill -9 of `migrate` (the real bin), both ways, at every step (the target marked, the copy
-// under way, the copy done, the verification, and the last step before the target is declared
+// half done, the verification half done, and the last step before the target is declared
 // complete), then a real server started on the target (the etcd prefix, or the data dir): it
 // refuses with one line naming the migration and what to run; that command, run as the line
 // says, removes what the killed one wrote and completes, and a server then serves every object.
@@ -22,8 +22,9 @@ const SC = '/apis/networking.platform.io/v1/servicecidrs';
 // Nothing the server would write on its own: what it serves is what the migration wrote.
 const ARGS = ['--controllers='];
 const SQLITE_ARGS = [...ARGS, '--snapshot-schedule-cron', ''];
-const TO_STEPS = ['migrate-to-etcd:marked', 'migrate-to-etcd:copying', 'migrate-to-etcd:copied', 'migrate-to-etcd:verifying', 'migrate-to-etcd:compacted'];
-const FROM_STEPS = ['migrate-from-etcd:marked', 'migrate-from-etcd:copying', 'migrate-from-etcd:copied', 'migrate-from-etcd:verifying', 'migrate-from-etcd:renamed'];
+// Marked (before the first object), the copy half done, the verification half done, the last step before complete.
+const TO_STEPS = ['migrate-to-etcd:marked', 'migrate-to-etcd:copying', 'migrate-to-etcd:verifying', 'migrate-to-etcd:compacted'];
+const FROM_STEPS = ['migrate-from-etcd:marked', 'migrate-from-etcd:copying', 'migrate-from-etcd:verifying', 'migrate-from-etcd:renamed'];
 
 /** Every ServiceCIDR a server started with `args` serves, by name. */
 async function served(args: string[], dataDir?: string): Promise<Map<string, string>> {

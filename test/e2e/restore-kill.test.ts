@@ -1,5 +1,5 @@
 // kill -9 of `snapshot restore` (the real bin) at every step (the data dir marked, the copy
-// half done, the copy done, the verification, the store renamed into place), then a real server
+// half done, the verification half done, the store renamed into place), then a real server
 // started on the data dir: it refuses with one line naming the restore and what to run; that
 // command, run as the line says, removes what the killed one left and completes, and a server
 // then serves every object of the snapshot. Then kills at no chosen step, while a larger store
@@ -18,7 +18,7 @@ import { runCli } from '../support/run-cli.js';
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 // Nothing the server would write on its own: what it serves is what the restore wrote.
 const ARGS = ['--controllers=', '--snapshot-schedule-cron', ''];
-const STEPS = ['restore:marked', 'restore:copying', 'restore:copied', 'restore:verifying', 'restore:renamed'];
+const STEPS = ['restore:marked', 'restore:copying', 'restore:verifying', 'restore:renamed'];
 const REFUSAL = /^platform-apiserver: data dir \/\S+ holds an unfinished store: `platform-apiserver snapshot restore \/\S+ --data-dir \/\S+` \(pid \d+ on [^,]+, started [^)]+\) did not finish; run that command again to finish it/;
 
 /** Every ServiceCIDR a server on `dataDir` serves, by name: its uid and its ~2 KB bytes' length. */

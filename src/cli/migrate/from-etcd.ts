@@ -21,7 +21,7 @@ import { partialNameFor } from '../../storage/sqlite/snapshot-format.js';
 import { commandLine, fsyncPath, type UnfinishedMark } from '../../storage/sqlite/unfinished-marker.js';
 import { EtcdPrefix, type EtcdEndpoint } from './etcd-range.js';
 import { MigrationError, errorText } from './migration-error.js';
-import { exportPages } from './to-etcd.js';
+import { exportPages, pausedAfterFirst } from './to-etcd.js';
 import { compareStores } from './verify.js';
 
 export interface FromEtcdOptions {
@@ -80,7 +80,6 @@ export async function migrateFromEtcd(opts: FromEtcdOptions): Promise<FromEtcdRe
     for await (const page of pages) out.add(page);
     const objects = out.added;
     const targetRevision = out.finish();
-    pausePoint('migrate-from-etcd:copied');
     const sha256 = await verify(temp, source, revision, objects);
     fsyncPath(temp);
     renameSync(temp, target.dbPath);
@@ -101,9 +100,8 @@ export async function migrateFromEtcd(opts: FromEtcdOptions): Promise<FromEtcdRe
 async function verify(path: string, source: EtcdPrefix, revision: number, expected: number): Promise<string> {
   let copy: SqliteExport | undefined;
   try {
-    pausePoint('migrate-from-etcd:verifying');
     copy = openSqliteExport(path);
-    const verdict = await compareStores(source.pages(revision), exportPages(copy), expected);
+    const verdict = await compareStores(pausedAfterFirst(source.pages(revision), 'migrate-from-etcd:verifying'), exportPages(copy), expected);
     if ('mismatch' in verdict) throw new MigrationError(`verification failed: ${verdict.mismatch}`);
     return verdict.targetSha256;
   } finally {

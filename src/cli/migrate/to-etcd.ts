@@ -136,16 +136,24 @@ async function copyAndVerify(source: SqliteExport, target: EtcdPrefix, expected:
     await writer.drain();
     throw err;
   }
-  pausePoint('migrate-to-etcd:copied');
   await opts.afterCopy?.(target);
   let revision = 0;
-  pausePoint('migrate-to-etcd:verifying');
-  const verdict = await compareStores(exportPages(source), target.pages(0, (r) => (revision = r)), expected);
+  const verdict = await compareStores(exportPages(source), pausedAfterFirst(target.pages(0, (r) => (revision = r)), 'migrate-to-etcd:verifying'), expected);
   if ('mismatch' in verdict) throw new MigrationError(`verification failed: ${verdict.mismatch}`);
   // Old resourceVersions below this revision now get 410 Gone from a watch (re-list), never a replay.
   await target.compact(revision);
   pausePoint('migrate-to-etcd:compacted');
   return { revision, sha256: verdict.targetSha256 };
+}
+
+/** The pages, with the pause point `step` once the first has been read (tests stop a verification midway there). */
+export async function* pausedAfterFirst<T>(pages: AsyncIterable<T>, step: string): AsyncGenerator<T> {
+  let first = true;
+  for await (const page of pages) {
+    yield page;
+    if (first) pausePoint(step);
+    first = false;
+  }
 }
 
 /** After a failure: removes what was written; the error says what is left, if anything. */

@@ -129,12 +129,11 @@ function build(partial: string, snapshot: SnapshotStatus, revision: number): str
     }
     db.exec('INSERT INTO current (key, revision, create_revision) SELECT key, revision, create_revision FROM snap.current ORDER BY key');
     db.prepare("UPDATE meta SET value = ? WHERE name = 'compacted'").run(revision);
-    pausePoint('restore:copied');
     const live = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM current').get()!.n;
     const logged = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM log').get()!.n;
     if (live !== snapshot.totalObjects || logged !== live) throw new SnapshotError(`the snapshot's ${snapshot.totalObjects} objects gave ${live} keys and ${logged} values: it is damaged`);
-    pausePoint('restore:verifying');
     const restored = digestStore(db, SCHEMA_VERSION);
+    pausePoint('restore:verifying');
     const expected = snapshot.contentSha256 ?? digestStore(db, snapshot.schemaVersion, 'snap').sha256;
     if (restored.sha256 !== expected) {
       throw new SnapshotError(`the restored objects do not match the snapshot's record of them (expected sha256 ${expected}, got ${restored.sha256}): the snapshot is damaged`);
