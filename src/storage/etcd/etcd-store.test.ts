@@ -67,6 +67,17 @@ if (haveEtcd) {
       }
     });
 
+    test("size() is etcd's database size and the part in use, from a member's Status", async () => {
+      const store = await freshStore();
+      try {
+        await store.optimisticPut('/g.io/things/a', enc('x'.repeat(10_000)), 0);
+        const { sizeBytes, inUseBytes } = await store.size();
+        assert.ok(sizeBytes > 10_000 && inUseBytes > 0 && inUseBytes <= sizeBytes, `${inUseBytes} of ${sizeBytes}`);
+      } finally {
+        await store.close();
+      }
+    });
+
     test('keys live under the prefix in kube\'s layout', async () => {
       const c = await etcd();
       const store = new EtcdStore({ servers: [c.members[0]!.clientUrl], prefix: `/layout-${process.pid}` });
