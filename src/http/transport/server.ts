@@ -85,6 +85,8 @@ export interface ApiServerOptions {
   observer?: RequestObserver;
   /** Go's IdleTimeout (connection-guard.ts; default 90 s, as kube's); tests shorten it. */
   idleTimeoutMs?: number;
+  /** Go's ReadHeaderTimeout, which bounds the TLS handshake too (connection-guard.ts; default 32 s, as kube's). */
+  readHeaderTimeoutMs?: number;
 }
 
 export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
@@ -257,7 +259,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS, maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
       maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / 32),
       // A TLS handshake not done by then is dropped (the first headers are due as soon).
-      handshakeTimeout: HEADERS_TIMEOUT_MS,
+      handshakeTimeout: opts.readHeaderTimeoutMs ?? HEADERS_TIMEOUT_MS,
       ...contextOptions(opts.tls),
       ...(opts.tls.clientCAPem ? { requestCert: true, rejectUnauthorized: false } : {}),
     },
@@ -288,7 +290,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
-  guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs });
+  const guard = guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.readHeaderTimeoutMs });
   // HTTP/1.1 connections read the server's own limit (Node's default is 16 KiB; no constructor
   // option reaches the HTTP/1.1 side of an HTTP/2 server). The header deadline still applies.
   (server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;
@@ -326,8 +328,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       for (const session of sessions) session.close();
       stopping = true;
       // No new connections; idle HTTP/1.1 ones are closed now, the others once their requests
-      // are answered (a request arriving on one meanwhile gets 503 and Connection: close).
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // are answered (a request arriving on one meanwhile gets 503 and Connection: close), and
+      // those still in their TLS handshake at once.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      guard.shutdown();
+      await closed;
     },
   };
 }
