@@ -8,7 +8,10 @@
 //   open its first stream within HEADERS_TIMEOUT_MS and is closed once it has had no open stream
 //   for IDLE_TIMEOUT_MS (Go's HTTP/2 IdleTimeout);
 // - new connections' TLS handshakes go through a gate (handshake-gate.ts) so that a storm of
-//   them cannot starve the connections already open;
+//   them cannot starve the connections already open, once their whole ClientHello is in
+//   (client-hello.ts): a socket that sent a byte, or trickles its hello, never holds a place in
+//   it; a handshake that fails or is not done by the header deadline is closed, as Go closes it;
+// - a stopping server closes the connections still before or in their handshake (shutdown());
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
@@ -21,6 +24,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import type { Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { ClientHelloReader } from './client-hello.js';
 import { HandshakeGate } from './handshake-gate.js';
 
 /** kube-apiserver's ReadHeaderTimeout. */
@@ -33,8 +37,7 @@ export interface GuardOptions {
   idleTimeoutMs?: number;
   /** How long a request body may take to arrive (0: no limit). */
   bodyTimeoutMs: number;
-  /** TLS handshakes under way at once, and started per event-loop turn (handshake-gate.ts). */
-  maxConcurrentHandshakes?: number;
+  /** TLS handshakes started per event-loop turn (handshake-gate.ts). */
   handshakesPerTurn?: number;
 }
 
@@ -49,7 +52,15 @@ const TLS_HANDSHAKE = 0x16;
 const statusBody = (code: number, reason: string, message: string): string =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 
-export function guardConnections(server: Server, o: GuardOptions): void {
+export interface ConnectionGuard {
+  /**
+   * The server is stopping (after its listener closed): connections still before or in their
+   * TLS handshake are closed now, as Go's Shutdown closes connections that never sent a request.
+   */
+  shutdown(): void;
+}
+
+export function guardConnections(server: Server, o: GuardOptions): ConnectionGuard {
   const headersMs = o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const idleMs = o.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   // Before TLS, a connection has one plain timer (its first bytes are due; one per connection).
@@ -67,44 +78,53 @@ export function guardConnections(server: Server, o: GuardOptions): void {
   /** HTTP/1.1 connections' header deadlines, which each request and response moves. */
   const headerDeadlines = new WeakMap<Socket, HeaderDeadline>();
 
-  // Look at the first bytes before TLS does: TLS's own listeners run once they are known.
-  const gate = new HandshakeGate(o.maxConcurrentHandshakes, o.handshakesPerTurn);
+  // Look at the first bytes before TLS does, until the whole ClientHello is in (client-hello.ts):
+  // TLS's own listeners run only then, through the handshake gate.
+  const gate = new HandshakeGate(o.handshakesPerTurn);
   const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
+  /** Connections accepted whose handshake is not done (raw sockets): a stopping server closes them. */
+  const handshaking = new Set<Socket>();
+  const handshakeOver = (socket: Socket): void => {
+    disarm(socket);
+    handshaking.delete(socket);
+  };
   server.on('connection', (socket: Socket) => {
-    let seen = Buffer.alloc(0);
+    handshaking.add(socket);
+    const hello = new ClientHelloReader();
     const noError = (): void => undefined;
     socket.on('error', noError);
+    // The connection's deadline: its handshake must be done by then (its headers are due as soon).
     arm(socket, headersMs);
     const onData = (chunk: Buffer): void => {
-      seen = Buffer.concat([seen, chunk]);
-      if (seen[0] !== TLS_HANDSHAKE && seen.length < 5) return;
+      if (!hello.push(chunk)) return;
       socket.off('data', onData);
       socket.pause();
+      const seen = hello.bytes();
       if (seen[0] !== TLS_HANDSHAKE && HTTP_STARTS.has(seen.subarray(0, 5).toString('latin1'))) {
-        disarm(socket);
+        handshakeOver(socket);
         socket.end(HTTP_PLAINTEXT);
         return;
       }
       socket.unshift(seen);
-      // TLS takes over the socket and reads what was put back (tls wraps buffered data), once
-      // the gate has a handshake slot for it (handshake-gate.ts); until then it stays paused.
-      // The connection's deadline keeps running while it waits (TLS's handshakeTimeout then
-      // bounds the handshake).
+      // TLS takes over the socket and reads what was put back (tls wraps buffered data) when the
+      // gate gives it its turn; until then it stays paused. The deadline keeps running through
+      // the handshake: a connection is closed if it is not secure in time.
       gate.admit(socket, () => {
-        disarm(socket);
         socket.off('error', noError);
         for (const listener of tlsListeners) listener.call(server, socket);
       });
     };
     socket.on('data', onData);
-    socket.once('close', () => disarm(socket));
+    socket.once('close', () => handshakeOver(socket));
   });
-  server.on('tlsClientError', (_err: Error, socket: TLSSocket) => gate.done(rawSocketOf(socket)));
-  // From here TLS's handshakeTimeout bounds the handshake (set by the server to HEADERS_TIMEOUT_MS).
+  // Go closes a connection whose handshake failed (or timed out). Node hands the failure to the
+  // server's 'clientError' listener, which is for HTTP/1.1 parse errors: without this the socket
+  // got an HTTP answer written into it and was never closed.
+  server.prependListener('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
 
   server.on('secureConnection', (socket: TLSSocket) => {
-    gate.done(rawSocketOf(socket));
+    handshakeOver(rawSocketOf(socket));
     // The handshake is done: the first request's headers are due.
     if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
     const deadline = new HeaderDeadline(socket, idleMs + headersMs);
@@ -218,6 +238,13 @@ export function guardConnections(server: Server, o: GuardOptions): void {
     socket.on('error', () => undefined);
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
+
+  return {
+    shutdown() {
+      for (const socket of handshaking) socket.destroy();
+      handshaking.clear();
+    },
+  };
 }
 
 /**
