@@ -11,11 +11,12 @@
 //   them cannot starve the connections already open, once their whole ClientHello is in
 //   (client-hello.ts): a socket that sent a byte, or trickles its hello, never holds a place in
 //   it; a handshake that fails or is not done by the header deadline is closed, as Go closes it;
-// - a stopping server closes the connections still before or in their handshake (shutdown());
+// - a stopping server closes the connections still before or in their handshake, and HTTP/1.1
+//   ones once idle, with keep-alive ended (shutdown());
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
-// - timers: one per connection for its header or idle deadline (HTTP/1.1: HeaderDeadline; HTTP/2:
+// - timers: one per connection for its header or idle deadline (HTTP/1.1: Http1Connection; HTTP/2:
 //   the session's), moved by requests without a new timer each; one per request only while a
 //   body is still to come;
 // - an HTTP/1.1 CONNECT (which Node hands over as a raw socket) gets a 405 Status.
@@ -26,7 +27,7 @@ import type { Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { ClientHelloReader } from './client-hello.js';
 import { HandshakeGate } from './handshake-gate.js';
-import { HeaderDeadline } from './header-deadline.js';
+import { Http1Connection } from './http1-connection.js';
 
 /** kube-apiserver's ReadHeaderTimeout. */
 export const HEADERS_TIMEOUT_MS = 32_000;
@@ -55,8 +56,14 @@ const statusBody = (code: number, reason: string, message: string): string =>
 
 export interface ConnectionGuard {
   /**
+   * Runs `then` once the HTTP/1.1 connection's responses under way are over (at once if there
+   * are none, or it is no such connection): what to write after them (a malformed request's 400).
+   */
+  afterResponses(socket: Socket, then: () => void): void;
+  /**
    * The server is stopping (after its listener closed): connections still before or in their
-   * TLS handshake are closed now, as Go's Shutdown closes connections that never sent a request.
+   * TLS handshake are closed now, as Go's Shutdown closes connections that never sent a request;
+   * HTTP/1.1 connections stop being kept alive and are closed once idle (http1-connection.ts).
    */
   shutdown(): void;
 }
@@ -76,8 +83,8 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
     clearTimeout(deadlines.get(socket));
     deadlines.delete(socket);
   };
-  /** HTTP/1.1 connections' header deadlines, which each request and response moves. */
-  const headerDeadlines = new WeakMap<Socket, HeaderDeadline>();
+  /** HTTP/1.1 connections (their header deadlines, which each request and response moves), by TLS socket. */
+  const http1 = new Map<Socket, Http1Connection>();
 
   // Look at the first bytes before TLS does, until the whole ClientHello is in (client-hello.ts):
   // TLS's own listeners run only then, through the handshake gate.
@@ -128,10 +135,13 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
     handshakeOver(rawSocketOf(socket));
     // The handshake is done: the first request's headers are due.
     if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
-    const deadline = new HeaderDeadline(socket, idleMs + headersMs);
-    headerDeadlines.set(socket, deadline);
-    deadline.arm(headersMs);
-    socket.once('close', () => deadline.stop());
+    const connection = new Http1Connection(socket, idleMs + headersMs);
+    http1.set(socket, connection);
+    connection.arm(headersMs);
+    socket.once('close', () => {
+      connection.stop();
+      http1.delete(socket);
+    });
   });
 
   // HTTP/2: the first stream's headers are due as soon. Afterwards, as Go's HTTP/2 server applies
@@ -227,11 +237,11 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
       res.once('close', clear);
     }
     if (req.httpVersionMajor !== 1) return;
-    const deadline = headerDeadlines.get(req.socket as Socket);
-    if (!deadline) return;
-    deadline.requestStarted();
+    const connection = http1.get(req.socket as Socket);
+    if (!connection) return;
+    connection.requestStarted(res as ServerResponse);
     // 'on', not 'once': a response closes once, and once() would wrap the listener per request.
-    res.on('close', deadline.responseOver);
+    res.on('close', connection.responseOver);
   });
 
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
@@ -241,9 +251,15 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
   });
 
   return {
+    afterResponses(socket, then) {
+      const connection = http1.get(socket);
+      if (connection) connection.afterResponses(then);
+      else then();
+    },
     shutdown() {
       for (const socket of handshaking) socket.destroy();
       handshaking.clear();
+      for (const connection of http1.values()) connection.shutdown();
     },
   };
 }

@@ -269,14 +269,19 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   // silence, so it would end a connection whose only stream is a quiet watch. Go's HTTP/2
   // IdleTimeout counts only time without an open stream; connection-guard.ts applies that rule.
   server.setTimeout(0);
+  const guard = guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.readHeaderTimeoutMs });
   // Malformed HTTP never reaches the request path; answer it as a Status too, and drop the
-  // connection. A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it.
+  // connection. A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it. Requests
+  // before it on the connection (pipelined in the same packet) are answered first, in order, as
+  // Go reads the next request only once the previous response is written.
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const status = (tooLarge ? requestHeaderFieldsTooLarge() : badRequest('malformed HTTP request')).status;
     const body = JSON.stringify(status);
-    if (socket.writable) socket.end(`HTTP/1.1 ${status.code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    else socket.destroy();
+    guard.afterResponses(socket, () => {
+      if (socket.writable) socket.end(`HTTP/1.1 ${status.code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      else socket.destroy();
+    });
   });
   // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while
   // the previous response is still draining, and a TLS socket may then hand the parser more
@@ -290,7 +295,6 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
-  const guard = guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.readHeaderTimeoutMs });
   // HTTP/1.1 connections read the server's own limit (Node's default is 16 KiB; no constructor
   // option reaches the HTTP/1.1 side of an HTTP/2 server). The header deadline still applies.
   (server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;
