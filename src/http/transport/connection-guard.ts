@@ -28,6 +28,7 @@ import type { TLSSocket } from 'node:tls';
 import { ClientHelloReader } from './client-hello.js';
 import { HandshakeGate } from './handshake-gate.js';
 import { Http1Connection } from './http1-connection.js';
+import { hasBody } from './request-body.js';
 
 /** kube-apiserver's ReadHeaderTimeout. */
 export const HEADERS_TIMEOUT_MS = 32_000;
@@ -203,10 +204,8 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
   };
 
   /**
-   * Whether the request's body is all in. Node's `complete` stays false until someone reads the
-   * body, which for a watch's empty one nobody does; an HTTP/2 stream that the client has ended
-   * (in its HEADERS frame, or by an empty DATA frame after them, as some clients send a GET) has
-   * its body in all the same: without this, such watches were cut at the request timeout.
+   * Whether the request's body is all in. Node's `complete` stays false until the body has been
+   * read; an HTTP/2 stream that the client ended in its HEADERS frame has none to read.
    */
   const bodyComplete = (req: IncomingMessage | Http2ServerRequest): boolean => {
     if (req.complete || req.httpVersionMajor === 1) return req.complete;
@@ -228,7 +227,9 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
   };
 
   server.on('request', (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
-    if (o.bodyTimeoutMs > 0 && !bodyComplete(req) && !declaresNoBody(req)) {
+    // Only a body the server reads is waited for (request-body.ts): a GET's (a watch sent with
+    // `{}`, say) is never read, as Go never reads it, and must not cut the request.
+    if (o.bodyTimeoutMs > 0 && hasBody(req as IncomingMessage) && !declaresNoBody(req) && !bodyComplete(req)) {
       // One timer per request that has a body still to come, cleared once it is in.
       const t = setTimeout(() => bodyTooSlow(req, res), o.bodyTimeoutMs);
       t.unref();
