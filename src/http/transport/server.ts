@@ -216,8 +216,12 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     }
   }
 
-  /** The request path's last resort: an error escaped the renderer (a header Node refuses, ...). */
+  /**
+   * The request path's last resort: an error escaped the renderer (a header Node refuses, ...).
+   * A response whose client has gone is no server error (a write to it fails): quiet, as in Go.
+   */
   const failed = (reply: HttpReply, err: unknown): void => {
+    if (responseClosed(reply.raw)) return void opts.logger.debug({ err }, 'the client went away while its request was answered');
     opts.logger.error({ err }, 'internal error while answering a request');
     if (!reply.raw.headersSent) reply.raw.destroy();
   };
