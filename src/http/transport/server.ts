@@ -11,7 +11,7 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } f
 import type { Socket } from 'node:net';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger, type RequestInfo } from '../../apimachinery/request-context.js';
-import { badRequest, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
+import { badRequest, isStatusError, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { AuditLog } from '../filters/audit-log.js';
@@ -31,6 +31,7 @@ import { responseClosed } from './response-closed.js';
 import { RequestLogger } from '../filters/request-logger.js';
 import { EventLoopLag } from './event-loop-lag.js';
 import { HttpReply, HttpRequest } from './exchange.js';
+import { closeLingering } from './lingering-close.js';
 import { hasBody, readBody } from './request-body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -244,6 +245,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
         return void handle(req, reply);
       }
       try {
+        // A body refused as too large may still be arriving: the HTTP/1.1 connection closes
+        // only once its client has read the 413 (lingering-close.ts).
+        if (raw.httpVersionMajor === 1 && isStatusError(err) && err.status.code === 413) closeLingering(raw.socket);
         renderError(req, reply, err, opts.logger);
       } catch (e) {
         failed(reply, e);
