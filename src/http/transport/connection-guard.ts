@@ -22,16 +22,23 @@
 // - an HTTP/1.1 CONNECT (which Node hands over as a raw socket) gets a 405 Status.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
 import type { Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { ClientHelloReader } from './client-hello.js';
 import { HandshakeGate } from './handshake-gate.js';
+import { currentTurn, enhanceYourCalm } from './handler-limit.js';
 import { Http1Connection } from './http1-connection.js';
 import { hasBody } from './request-body.js';
+import { SessionSweep } from './session-sweep.js';
 
 /** kube-apiserver's ReadHeaderTimeout. */
 export const HEADERS_TIMEOUT_MS = 32_000;
+/**
+ * Streams an HTTP/2 client may reset before their answer in one turn of the event loop (a client
+ * cancelling its watches as it stops may reset many; a flood resets thousands).
+ */
+export const RESETS_PER_TURN = 100;
 /** kube-apiserver's IdleTimeout. */
 export const IDLE_TIMEOUT_MS = 90_000;
 
@@ -154,6 +161,7 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
   // interleaving), at most the header list limit (server.ts) and nghttp2's 8 CONTINUATION frames,
   // on at most MAX_CONNECTIONS connections; Go's server has no per-stream header deadline either
   // (kube sets no ReadTimeout), and Node never shows a header block before it is complete.
+  const sweep = new SessionSweep();
   server.on('session', (session: ServerHttp2Session) => {
     // One timer per connection, not per stream: a stream's open and close move `dueAt`, and the
     // timer, when it fires, acts only if the deadline has passed with no stream open.
@@ -177,19 +185,35 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
       if (hadStream) session.close();
       else session.destroy();
     };
-    const streamClosed = (): void => {
+    /** Streams its client reset before they were answered, in the turn `resetTurn`. */
+    let resets = 0;
+    let resetTurn = -1;
+    const streamClosed = function (this: ServerHttp2Stream): void {
+      // A rapid-reset flood (handler-limit.ts): more than RESETS_PER_TURN streams reset by the
+      // client before their answer in one turn ends the connection, before nghttp2 has parsed
+      // (and Node made objects for) the thousands more the same reads may hold.
+      if (this.rstCode && !this.headersSent) {
+        const turn = currentTurn();
+        if (turn !== resetTurn) (resetTurn = turn), (resets = 0);
+        if (++resets > RESETS_PER_TURN) enhanceYourCalm(session);
+      }
       if (--open > 0 || session.closed || session.destroyed) return;
+      sweep.idle(session);
       dueAt = performance.now() + idleMs;
       if (!timer || dueAt < timerAt) schedule(idleMs);
     };
     schedule(headersMs);
-    session.on('stream', (stream: { on(event: 'close', listener: () => void): unknown }) => {
-      open++;
+    sweep.idle(session);
+    session.on('stream', (stream: ServerHttp2Stream) => {
+      if (open++ === 0) sweep.busy(session);
       hadStream = true;
       // 'on': a stream closes once, and a 'once' wrapper would be kept for the stream's life (a watch's hour).
       stream.on('close', streamClosed);
     });
-    session.once('close', () => clearTimeout(timer));
+    session.once('close', () => {
+      clearTimeout(timer);
+      sweep.busy(session);
+    });
   });
 
   /**

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2Session, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger, type RequestInfo } from '../../apimachinery/request-context.js';
@@ -31,6 +31,7 @@ import { responseClosed } from './response-closed.js';
 import { RequestLogger } from '../filters/request-logger.js';
 import { EventLoopLag } from './event-loop-lag.js';
 import { HttpReply, HttpRequest } from './exchange.js';
+import { HandlerLimit, START_NEXT_TURN, START_NOW } from './handler-limit.js';
 import { closeLingering } from './lingering-close.js';
 import { hasBody, readBody } from './request-body.js';
 
@@ -40,6 +41,13 @@ const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
 /** How long a stopping server waits for its watches' last bytes to leave. */
 const STREAM_END_GRACE_MS = 5000;
 const HTTP2_MAX_STREAMS = 1000;
+/**
+ * Requests one HTTP/2 connection may have in the request path at once (handler-limit.ts): its
+ * open streams, and as many again whose client reset them while they were being served.
+ */
+const HTTP2_MAX_HANDLERS = 2 * HTTP2_MAX_STREAMS;
+/** Requests one HTTP/2 connection starts at once per turn of the event loop; the rest wait a turn (handler-limit.ts). */
+const HTTP2_STARTS_PER_TURN = 100;
 /** Open connections at most; past it new ones are closed at once (file descriptors are finite). */
 const MAX_CONNECTIONS = 10_000;
 /** Request headers at most: kube-apiserver's MaxHeaderBytes (Go's DefaultMaxHeaderBytes, 1 MiB). */
@@ -171,8 +179,14 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     streams.delete(this);
   };
 
-  /** One request down the request path, its body (if any) already read. Never rejects. */
-  async function handle(req: HttpRequest, reply: HttpReply): Promise<void> {
+  /** HTTP/2 requests in the request path per connection (handler-limit.ts). */
+  const handlers = new HandlerLimit(HTTP2_MAX_HANDLERS, HTTP2_STARTS_PER_TURN);
+
+  /**
+   * One request down the request path, its body (if any) already read. Never rejects. `session`:
+   * the HTTP/2 connection it counts against (handler-limit.ts) until it is over.
+   */
+  async function handle(req: HttpRequest, reply: HttpReply, session: Http2Session | undefined): Promise<void> {
     const raw = req.raw;
     const res = reply.raw;
     try {
@@ -214,6 +228,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       if (!reply.sent && !res.headersSent && !raw.aborted && !raw.socket?.destroyed) reply.send();
     } catch (err) {
       failed(reply, err);
+    } finally {
+      if (session) handlers.over(session);
     }
   }
 
@@ -231,18 +247,37 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const req = new HttpRequest(raw);
     const reply = new HttpReply(res, req, performance.now(), observedBody);
     if (stopping) return answerStopping(req, reply);
+    if (raw.httpVersionMajor !== 2) return serve(req, reply, undefined);
+    const session = (raw as unknown as Http2ServerRequest).stream.session;
+    // Its connection already ended (a flood the connection guard cut): nothing to serve.
+    if (!session) return;
+    const start = handlers.start(session);
+    if (start === START_NOW) return serve(req, reply, session);
+    // Past the connection's share of this turn: in the next, unless its client reset it meanwhile.
+    if (start === START_NEXT_TURN) setImmediate(serveLater, req, reply, session);
+    // REFUSED: the connection is ended (GOAWAY), this stream with it.
+  };
+
+  const serveLater = (req: HttpRequest, reply: HttpReply, session: Http2Session): void => {
+    if (responseClosed(reply.raw)) handlers.over(session);
+    else serve(req, reply, session);
+  };
+
+  /** A request's body is read (if it has one), then it goes down the request path. */
+  const serve = (req: HttpRequest, reply: HttpReply, session: Http2Session | undefined): void => {
+    const raw = req.raw;
     // kube authenticates and authorizes first and has the handler refuse a media type it cannot
     // parse (415 in its words); the handlers read only the part before `;`, so a malformed header
     // (`;;;`, `json`) is swapped for a well-formed one no handler takes, and fails the same way.
     const ct = raw.headers['content-type'];
     if (ct !== undefined && ct !== '' && !wellFormedMediaType(ct)) raw.headers['content-type'] = UNPARSEABLE_MEDIA_TYPE;
-    if (!hasBody(raw)) return void handle(req, reply);
+    if (!hasBody(raw)) return void handle(req, reply, session);
     readBody(raw, maxBody, (err, body) => {
       // A body refused (too large, short, its client gone) is answered before the request path
       // runs: neither authenticated nor audited, as Go's server refuses it before kube's handlers.
       if (!err) {
         req.body = body;
-        return void handle(req, reply);
+        return void handle(req, reply, session);
       }
       try {
         // A body refused as too large may still be arriving: the HTTP/1.1 connection closes
@@ -251,6 +286,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
         renderError(req, reply, err, opts.logger);
       } catch (e) {
         failed(reply, e);
+      } finally {
+        if (session) handlers.over(session);
       }
     });
   };

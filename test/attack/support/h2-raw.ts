@@ -94,11 +94,18 @@ export function connectH2(port: number, caPem: string): Promise<RawH2> {
         buf = buf.subarray(9 + len);
       }
     });
+    // Bounded: a server that never finishes the handshake fails the connect, not the attack.
+    const timer = setTimeout(() => socket.destroy(new Error('no TLS handshake within 10 s')), 10_000);
     socket.once('secureConnect', () => {
+      clearTimeout(timer);
       if (socket.alpnProtocol !== 'h2') return reject(new Error(`ALPN chose ${socket.alpnProtocol}`));
       socket.write(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0)]));
       resolve(raw);
     });
-    socket.on('error', (e) => (socket.readyState === 'opening' ? reject(e) : undefined));
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      reject(new Error('closed before the handshake was done'));
+    });
   });
 }

@@ -21,6 +21,8 @@ export interface PhaseFigures extends LatencyFigures {
   peakFds: number;
   endRssMB: number;
   endFds: number;
+  /** The slowest GETs: when in the phase each started (ms), and how long it took. */
+  slowest: { atMs: number; ms: number }[];
 }
 
 export interface AttackFigures {
@@ -73,6 +75,7 @@ export async function measureAttack(o: MeasureOptions): Promise<AttackFigures> {
     probeStopped = true;
     const [baseline, during, after] = windows.map(({ since, until, sampler }) => ({
       ...latencyFigures(probe.between(since, until)),
+      slowest: [...probe.between(since, until)].sort((a, b) => b.ms - a.ms).slice(0, 3).map((p) => ({ atMs: p.at - since, ms: Math.round(p.ms) })),
       peakRssMB: sampler.peakRss / MB,
       peakFds: sampler.peakFds,
       endRssMB: sampler.lastRss / MB,
@@ -98,5 +101,6 @@ export function formatFigures(x: AttackFigures): string {
 /** For an assertion's message: the figures and what failed. */
 export function explain(x: AttackFigures): string {
   const failed = [...x.during.failed.map((s) => `during: ${s}`), ...x.after.failed.map((s) => `after: ${s}`)];
-  return `${formatFigures(x)}${failed.length ? `\n  failed GETs: ${failed.join('; ')}` : ''}`;
+  const slowest = x.during.slowest.map((p) => `${p.ms} ms at ${(p.atMs / 1000).toFixed(1)} s`).join(', ');
+  return `${formatFigures(x)}\n  slowest GETs during: ${slowest}${failed.length ? `\n  failed GETs: ${failed.join('; ')}` : ''}`;
 }
