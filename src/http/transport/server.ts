@@ -8,10 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2Session, type ServerHttp2Session } from 'node:http2';
-import type { Socket } from 'node:net';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger, type RequestInfo } from '../../apimachinery/request-context.js';
-import { badRequest, isStatusError, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
+import { isStatusError, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { AuditLog } from '../filters/audit-log.js';
@@ -33,6 +32,7 @@ import { EventLoopLag } from './event-loop-lag.js';
 import { HttpReply, HttpRequest } from './exchange.js';
 import { HandlerLimit, START_NEXT_TURN, START_NOW } from './handler-limit.js';
 import { closeLingering } from './lingering-close.js';
+import { answerMalformedRequests } from './malformed-requests.js';
 import { hasBody, readBody } from './request-body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -315,19 +315,8 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   // IdleTimeout counts only time without an open stream; connection-guard.ts applies that rule.
   server.setTimeout(0);
   const guard = guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.readHeaderTimeoutMs });
-  // Malformed HTTP never reaches the request path; answer it as a Status too, and drop the
-  // connection. A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it. Requests
-  // before it on the connection (pipelined in the same packet) are answered first, in order, as
-  // Go reads the next request only once the previous response is written.
-  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = (tooLarge ? requestHeaderFieldsTooLarge() : badRequest('malformed HTTP request')).status;
-    const body = JSON.stringify(status);
-    guard.afterResponses(socket, () => {
-      if (socket.writable) socket.end(`HTTP/1.1 ${status.code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      else socket.destroy();
-    });
-  });
+  // Malformed HTTP/1.1 is answered with a Status, after the requests before it (malformed-requests.ts).
+  answerMalformedRequests(server, guard);
   // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while
   // the previous response is still draining, and a TLS socket may then hand the parser more
   // bytes: the request fails with HPE_PAUSED and the client sees a reset. A response smaller
