@@ -12,7 +12,8 @@
 //   (client-hello.ts): a socket that sent a byte, or trickles its hello, never holds a place in
 //   it; a handshake that fails or is not done by the header deadline is closed, as Go closes it;
 // - a stopping server closes the connections still before or in their handshake, and HTTP/1.1
-//   ones once idle, with keep-alive ended (shutdown());
+//   ones once idle, with keep-alive ended, giving a new connection 5 s for its first request,
+//   as Go does (shutdown());
 // - a body must be in within the request timeout, or the request gets the 504 Timeout Status
 //   the request timeout gives (the request path only starts once the body is in) and its
 //   connection (HTTP/2: its stream) ends: a client sending a byte a second is cut off;
@@ -28,7 +29,7 @@ import type { TLSSocket } from 'node:tls';
 import { ClientHelloReader } from './client-hello.js';
 import { HandshakeGate } from './handshake-gate.js';
 import { currentTurn, enhanceYourCalm } from './handler-limit.js';
-import { Http1Connection } from './http1-connection.js';
+import { Http1Connection, NEW_CONNECTION_GRACE_MS } from './http1-connection.js';
 import { hasBody } from './request-body.js';
 import { SessionSweep } from './session-sweep.js';
 
@@ -69,9 +70,11 @@ export interface ConnectionGuard {
    */
   afterResponses(socket: Socket, then: () => void): void;
   /**
-   * The server is stopping (after its listener closed): connections still before or in their
-   * TLS handshake are closed now, as Go's Shutdown closes connections that never sent a request;
-   * HTTP/1.1 connections stop being kept alive and are closed once idle (http1-connection.ts).
+   * The server is stopping (after its listener closed): as Go's Shutdown, connections still
+   * before or in their TLS handshake are closed once NEW_CONNECTION_GRACE_MS old (at once if they
+   * are), HTTP/1.1 connections stop being kept alive and are closed once idle (a new one, that
+   * has served no request, once it is that old: http1-connection.ts), and HTTP/2 connections
+   * whose handshake ends from now on get GOAWAY at once (server.ts sends it to the others).
    */
   shutdown(): void;
 }
@@ -99,14 +102,18 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
   const gate = new HandshakeGate(o.handshakesPerTurn);
   const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
-  /** Connections accepted whose handshake is not done (raw sockets): a stopping server closes them. */
-  const handshaking = new Set<Socket>();
+  /** Connections accepted whose handshake is not done (raw sockets), with when they were accepted. */
+  const handshaking = new Map<Socket, number>();
+  /** When each connection was accepted, kept past its handshake for a stopping server (NEW_CONNECTION_GRACE_MS). */
+  const acceptedAt = (socket: Socket): number => handshaking.get(socket) ?? 0;
   const handshakeOver = (socket: Socket): void => {
     disarm(socket);
     handshaking.delete(socket);
   };
+  /** Set once the server stops (shutdown()). */
+  let stopping = false;
   server.on('connection', (socket: Socket) => {
-    handshaking.add(socket);
+    handshaking.set(socket, performance.now());
     const hello = new ClientHelloReader();
     const noError = (): void => undefined;
     socket.on('error', noError);
@@ -140,12 +147,16 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
   server.prependListener('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
 
   server.on('secureConnection', (socket: TLSSocket) => {
-    handshakeOver(rawSocketOf(socket));
+    const raw = rawSocketOf(socket);
+    const accepted = acceptedAt(raw);
+    handshakeOver(raw);
     // The handshake is done: the first request's headers are due.
     if (socket.alpnProtocol === 'h2') return; // HTTP/2: see 'session' below.
-    const connection = new Http1Connection(socket, idleMs + headersMs);
+    const connection = new Http1Connection(socket, idleMs + headersMs, accepted);
     http1.set(socket, connection);
     connection.arm(headersMs);
+    // Its handshake ended after the server began to stop: served once, not kept alive.
+    if (stopping) connection.shutdown();
     socket.once('close', () => {
       connection.stop();
       http1.delete(socket);
@@ -163,6 +174,8 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
   // (kube sets no ReadTimeout), and Node never shows a header block before it is complete.
   const sweep = new SessionSweep();
   server.on('session', (session: ServerHttp2Session) => {
+    // Its handshake ended after the server began to stop (and sent the others GOAWAY): the same.
+    if (stopping) session.close();
     // One timer per connection, not per stream: a stream's open and close move `dueAt`, and the
     // timer, when it fires, acts only if the deadline has passed with no stream open.
     let open = 0;
@@ -282,8 +295,17 @@ export function guardConnections(server: Server, o: GuardOptions): ConnectionGua
       else then();
     },
     shutdown() {
-      for (const socket of handshaking) socket.destroy();
-      handshaking.clear();
+      stopping = true;
+      // As Go's Shutdown: a connection that has not sent its first request is closed once it
+      // is NEW_CONNECTION_GRACE_MS old (at once if it is already); its request, if it comes
+      // sooner, is served.
+      const now = performance.now();
+      for (const [socket, accepted] of handshaking) {
+        const close = (): void => void (handshaking.has(socket) && socket.destroy());
+        const left = accepted + NEW_CONNECTION_GRACE_MS - now;
+        if (left <= 0) close();
+        else setTimeout(close, left).unref();
+      }
       for (const connection of http1.values()) connection.shutdown();
     },
   };

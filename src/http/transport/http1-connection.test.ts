@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { Http1Connection } from './http1-connection.js';
+import { Http1Connection, NEW_CONNECTION_GRACE_MS } from './http1-connection.js';
 
 function fakeSocket(): Socket & { closedSoon: number } {
   const s = { destroyed: false, closedSoon: 0, destroy() {}, destroySoon() { s.closedSoon++; } };
@@ -50,10 +50,39 @@ test('a stop: the newest response not yet begun stops keep-alive, and the connec
   c.stop();
 });
 
-test('a stop closes an idle connection at once', () => {
-  const socket = fakeSocket();
-  const c = new Http1Connection(socket, 60_000);
+test('a stop closes an idle kept-alive connection at once; a new one (no request yet) once it is NEW_CONNECTION_GRACE_MS old', async () => {
+  const kept = fakeSocket();
+  const c = new Http1Connection(kept, 60_000);
+  c.requestStarted(response());
+  c.responseOver();
   c.shutdown();
-  assert.equal(socket.closedSoon, 1);
+  assert.equal(kept.closedSoon, 1);
+  c.stop();
+
+  const old = fakeSocket();
+  const o = new Http1Connection(old, 60_000, performance.now() - NEW_CONNECTION_GRACE_MS);
+  o.shutdown();
+  assert.equal(old.closedSoon, 1);
+  o.stop();
+
+  // Accepted just under the grace ago: its first request may still come, so it is not closed yet.
+  const young = fakeSocket();
+  const y = new Http1Connection(young, 60_000, performance.now() - NEW_CONNECTION_GRACE_MS + 50);
+  y.shutdown();
+  assert.equal(young.closedSoon, 0);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(young.closedSoon, 1);
+  y.stop();
+});
+
+test('a new connection whose first request comes during the grace is served, not kept alive, and not closed under it', async () => {
+  const socket = fakeSocket();
+  const c = new Http1Connection(socket, 60_000, performance.now() - NEW_CONNECTION_GRACE_MS + 50);
+  c.shutdown();
+  const first = response();
+  c.requestStarted(first);
+  assert.equal(first.shouldKeepAlive, false);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(socket.closedSoon, 0, 'not closed while its request is in flight');
   c.stop();
 });

@@ -6,10 +6,18 @@
 //   the next request only once the previous response is written;
 // - its end when the server stops: keep-alive ends (the newest response not yet begun says
 //   `Connection: close`), and the connection is closed once no response is under way (at once
-//   if idle), as Go's Shutdown closes idle connections and stops keep-alives.
+//   if idle), as Go's Shutdown closes idle connections and stops keep-alives; one that has not
+//   sent its first request yet is given until it is NEW_CONNECTION_GRACE_MS old, as Go gives a
+//   new connection (its request, if it comes, is served).
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+
+/**
+ * How long a stopping server waits for a new connection's first request before closing it:
+ * Go's Shutdown treats a connection as idle once it has been new (no request read) this long.
+ */
+export const NEW_CONNECTION_GRACE_MS = 5000;
 
 /**
  * One timer per connection, made lazily: a request and its response only move numbers, and the
@@ -28,11 +36,15 @@ export class Http1Connection {
   /** What to do once no response is under way, instead of starting the idle clock. */
   private whenIdle: (() => void) | undefined;
   private closing = false;
+  /** Whether a request has come on it (a connection that never had one is new, to Go). */
+  private served = false;
 
   constructor(
     private readonly socket: Socket,
     /** Go's IdleTimeout then ReadHeaderTimeout: how long after a response the next head may take. */
     private readonly idleThenHeadersMs: number,
+    /** performance.now() when the connection was accepted. */
+    private readonly acceptedAt = performance.now(),
   ) {}
 
   /** The next request's headers are due within `ms` from now. */
@@ -43,6 +55,7 @@ export class Http1Connection {
 
   requestStarted(res: ServerResponse): void {
     this.active++;
+    this.served = true;
     this.latest = res;
     if (this.closing) res.shouldKeepAlive = false;
   }
@@ -64,14 +77,22 @@ export class Http1Connection {
     this.whenIdle = before ? () => (before(), then()) : then;
   }
 
-  /** The server stops: no more keep-alive; closed once idle (now, if it is). */
+  /** The server stops: no more keep-alive; closed once idle (now, if it is; a new one, once it is old enough). */
   shutdown(): void {
     this.closing = true;
     // Node writes `Connection: close` on a response that has not begun, and closes after it.
     if (this.latest && !this.latest.headersSent) this.latest.shouldKeepAlive = false;
-    // What has been written goes out first; then the connection closes.
-    this.afterResponses(() => this.socket.destroySoon());
+    const left = this.acceptedAt + NEW_CONNECTION_GRACE_MS - performance.now();
+    if (this.served || left <= 0) return this.afterResponses(this.close);
+    // New: its first request may be on its way. Served if it comes (and the connection closed
+    // after it, not kept alive); closed when the grace is over if it has not.
+    setTimeout(() => this.active === 0 && this.close(), left).unref();
   }
+
+  /** What has been written goes out first; then the connection closes. */
+  private readonly close = (): void => {
+    this.socket.destroySoon();
+  };
 
   stop(): void {
     this.stopped = true;
