@@ -44,6 +44,7 @@ const SEE_ALSO: Record<string, string> = {
   '--max-mutating-requests-inflight': 'operations.md#overload-limits',
   '--max-event-loop-delay': 'operations.md#overload-limits',
   '--request-timeout': 'operations.md#overload-limits',
+  '--read-header-timeout': 'limits.md',
   '--storage-durability': 'operations.md#running',
   '--log-level': 'operations.md#running',
   '--max-request-body-bytes': 'limits.md',

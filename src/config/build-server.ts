@@ -406,6 +406,7 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
       requestTimeoutMs: config.requestTimeoutMs,
       maxEventLoopDelayMs: config.maxEventLoopDelayMs,
       idleTimeoutMs: options.idleTimeoutMs,
+      readHeaderTimeoutMs: config.readHeaderTimeoutMs,
     });
     // Given serving files and the client CA are followed as they change (generated ones are ours).
     if (config.tlsCertFile || config.clientCAFile) {
