@@ -16,7 +16,6 @@ export const PENDING: ReadonlyMap<string, string> = new Map([
   ['docs/migration.md', 'being edited (migrate commands)'],
   ['docs/operations.md', 'being edited (storage size and defragmentation)'],
   ['docs/limits.md', 'being edited'],
-  ['docs/admission.md', 'being written (admission kinds)'],
   ['docs/testing.md', 'being written (mutation testing)'],
 ]);
 
