@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import type { ServerMemory } from './watch-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The built server entry point: exactly what `npm start` runs. */
@@ -85,6 +84,12 @@ export function cpuSecondsOf(pid: number): number {
 }
 
 /** The server's RSS and heap in use after full collections (servers started with the memory probe). */
+/** The server's memory after full garbage collections. */
+export interface ServerMemory {
+  rss: number;
+  heapUsed: number;
+}
+
 export function measureMemory(child: ChildProcess): Promise<ServerMemory> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the memory probe did not answer')), 30_000);
