@@ -65,6 +65,9 @@ module.exports = {
     // Test-only code (conformance suites, fault injection) lives under test/ and never ships.
     { name: 'src-imports-no-test-code', severity: 'error', from: { path: '^src/' }, to: { path: '^test/' } },
     { name: 'no-circular', severity: 'error', from: { path: '^src/' }, to: { circular: true } },
+    // The benchmarks: one folder per kind of figure over bench/lib/, which imports none of them; no cycles.
+    { name: 'bench-lib-imports-no-section', severity: 'error', from: { path: '^bench/lib/' }, to: { path: '^bench/', pathNot: '^bench/lib/' } },
+    { name: 'bench-no-circular', severity: 'error', from: { path: '^bench/' }, to: { circular: true } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -9,7 +9,7 @@
 import https from 'node:https';
 import type { ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
-import { cpuSecondsOf, measureMemory, type ServerMemory } from './bench-server.js';
+import { cpuSecondsOf, measureMemory, type ServerMemory } from '../lib/bench-server.js';
 import type { Receipt } from './watch-bench-worker.js';
 
 /** Threads reading the watches. */
