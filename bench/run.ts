@@ -9,24 +9,24 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LoadResult } from './http-load.js';
-import { fetchBody, measureMemory, startApiServer, startBareServer, stop } from './bench-server.js';
-import { benchCrud, scidr } from './crud-bench.js';
-import { benchStartup } from './startup-bench.js';
-import { benchCtbValidation } from './ctb-validation-bench.js';
-import { watchSection } from './watch-report.js';
-import { benchPatchTypes } from './patch-bench.js';
-import { benchListFromCache } from './list-bench.js';
-import { benchLabelSelectedList } from './label-list-bench.js';
-import { benchOverload, rssOf, type OverloadOptions } from './overload-bench.js';
-import { missingToolNote, toolAvailable } from './load-tools.js';
-import { overloadReport } from './overload-report.js';
-import { benchEtcd } from './etcd-bench.js';
-import { benchSnapshot } from './snapshot-bench.js';
-import { benchStore } from './store-bench.js';
-import { benchMigrate, migrateReport } from './migrate-bench.js';
-import { benchJwtAuthentication } from './authn-bench.js';
-import { benchChain } from './chain-bench.js';
+import type { LoadResult } from './lib/http-load.js';
+import { fetchBody, measureMemory, startApiServer, startBareServer, stop } from './lib/bench-server.js';
+import { benchCrud, scidr } from './crud/crud-bench.js';
+import { benchStartup } from './crud/startup-bench.js';
+import { benchCtbValidation } from './validation/ctb-validation-bench.js';
+import { watchSection } from './watch/watch-report.js';
+import { benchPatchTypes } from './crud/patch-bench.js';
+import { benchListFromCache } from './crud/list-bench.js';
+import { benchLabelSelectedList } from './crud/label-list-bench.js';
+import { benchOverload, rssOf, type OverloadOptions } from './overload/overload-bench.js';
+import { missingToolNote, toolAvailable } from './lib/load-tools.js';
+import { overloadReport } from './overload/overload-report.js';
+import { benchEtcd } from './etcd/etcd-bench.js';
+import { benchSnapshot } from './storage/snapshot-bench.js';
+import { benchStore } from './storage/store-bench.js';
+import { benchMigrate, migrateReport } from './storage/migrate-bench.js';
+import { benchJwtAuthentication } from './auth/authn-bench.js';
+import { benchChain } from './auth/chain-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       // (the memory probe), and V8's young generation, which it sizes by the recent allocation
       // rate (up to 2 × 16 MB), is fixed at its largest size: RSS deltas then measure memory
       // kept, not garbage or the nursery's resizing.
-      const probed = ['--expose-gc', '--import', join(here, 'memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16', ...(process.env.BENCH_WATCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WATCH_PROF}`] : [])];
+      const probed = ['--expose-gc', '--import', join(here, './lib/memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16', ...(process.env.BENCH_WATCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WATCH_PROF}`] : [])];
       const fresh = async () => {
         const s = await startApiServer(probed);
         children.push(s.child);

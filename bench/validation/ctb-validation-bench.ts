@@ -3,8 +3,8 @@
 // parse of go-x509/ needs no OpenSSL and runs at a fraction of it).
 
 import { X509Certificate } from 'node:crypto';
-import { makeCACert } from '../test/fixtures/certs.js';
-import { validateTrustBundle } from '../src/resources/clustertrustbundles/validation.js';
+import { makeCACert } from '../../test/fixtures/certs.js';
+import { validateTrustBundle } from '../../src/resources/clustertrustbundles/validation.js';
 
 export async function benchCtbValidation(certificates = 100, rounds = 20): Promise<{ validateMs: number; nodeParseMs: number; ratio: number }> {
   const certs = await Promise.all(Array.from({ length: certificates }, (_, i) => makeCACert({ commonName: `bench-${i}` })));

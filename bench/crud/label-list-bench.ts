@@ -6,14 +6,14 @@
 
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
-import { internalContext, silentLogger } from '../src/apimachinery/request-context.js';
-import type { KubeObject } from '../src/apimachinery/object-meta.js';
-import { GenericStore, keyPrefixOf } from '../src/registry/generic-store.js';
-import { decodeShared, encodeObject } from '../src/registry/object-codec.js';
-import { serviceCIDRs } from '../src/resources/servicecidrs/index.js';
-import type { ServiceCIDR } from '../src/resources/servicecidrs/types.js';
-import { MemoryStore } from '../src/storage/sqlite/memory-store.js';
-import { WatchCache } from '../src/storage/cache/watch-cache.js';
+import { internalContext, silentLogger } from '../../src/apimachinery/request-context.js';
+import type { KubeObject } from '../../src/apimachinery/object-meta.js';
+import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
+import { decodeShared, encodeObject } from '../../src/registry/object-codec.js';
+import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
+import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
+import { MemoryStore } from '../../src/storage/sqlite/memory-store.js';
+import { WatchCache } from '../../src/storage/cache/watch-cache.js';
 
 export interface LabelListBenchResult {
   objects: number;

@@ -3,13 +3,13 @@
 // and on the main thread ('inline', as ':memory:' stores and the store before the writer thread
 // did); then 16 writers that each spend CPU time before every write, as request handling does,
 // where the thread lets that work overlap the sync of the batch before (pipeline depth 1 and 2).
-// Lists: a 10k-key list against a raw range read. Run: node --import tsx bench/storage-bench.ts
+// Lists: a 10k-key list against a raw range read. Run: node --import tsx bench/storage/storage-bench.ts
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore, type SqliteStoreOptions } from '../src/storage/sqlite/sqlite-store.js';
-import { rawSqliteInsertRate, rawSqliteRangeRead } from './storage-baseline.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/storage/sqlite/sqlite-store.js';
+import { rawSqliteInsertRate, rawSqliteRangeRead } from '../lib/storage-baseline.js';
 
 const ROW_BYTES = 2048;
 /** CPU time each writer spends before each write in the "request work" rows. */

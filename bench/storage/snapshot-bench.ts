@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fetchBody, SERVER_MAIN, startApiServer, stop, type Started } from './bench-server.js';
-import { scidr } from './crud-bench.js';
-import { runLoad, type LoadResult } from './http-load.js';
-import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { saveSnapshot } from '../src/storage/sqlite/snapshot-save.js';
-import { restoreSnapshot } from '../src/storage/sqlite/snapshot-restore.js';
+import { fetchBody, SERVER_MAIN, startApiServer, stop, type Started } from '../lib/bench-server.js';
+import { scidr } from '../crud/crud-bench.js';
+import { runLoad, type LoadResult } from '../lib/http-load.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { saveSnapshot } from '../../src/storage/sqlite/snapshot-save.js';
+import { restoreSnapshot } from '../../src/storage/sqlite/snapshot-restore.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
@@ -70,7 +70,7 @@ const patchLoad = (s: Started, durationMs: number): Promise<LoadResult> =>
 
 /** The write load while another process saves snapshots back to back with `method`. */
 async function loadDuringSaves(s: Started, method: 'vacuum' | 'backup', durationMs: number, scratch: string): Promise<{ load: LoadResult; saves: number; busyMs: number }> {
-  const child = spawn(process.execPath, [join(here, 'snapshot-save-loop.js'), join(s.dataDir, 'state.db'), scratch, method], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(here, './snapshot-save-loop.js'), join(s.dataDir, 'state.db'), scratch, method], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   const load = await patchLoad(s, durationMs);

@@ -13,10 +13,10 @@
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { cpuSecondsOf, fetchBody, startBareServer, type Started } from './bench-server.js';
-import { missingToolNote, runLoad as runTool, toolAvailable, type LoadResult, type LoadSpec, type Protocol } from './load-tools.js';
-import { rawSqliteInsertRate } from './storage-baseline.js';
-import { runLoad as runAutocannon } from './http-load.js';
+import { cpuSecondsOf, fetchBody, startBareServer, type Started } from '../lib/bench-server.js';
+import { missingToolNote, runLoad as runTool, toolAvailable, type LoadResult, type LoadSpec, type Protocol } from '../lib/load-tools.js';
+import { rawSqliteInsertRate } from '../lib/storage-baseline.js';
+import { runLoad as runAutocannon } from '../lib/http-load.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const PROTOCOLS: Protocol[] = ['http/1.1', 'h2'];

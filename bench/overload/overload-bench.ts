@@ -11,8 +11,8 @@
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { fetchBody } from './bench-server.js';
-import { runH2load } from './load-tools.js';
+import { fetchBody } from '../lib/bench-server.js';
+import { runH2load } from '../lib/load-tools.js';
 
 export interface OverloadTarget {
   url: string;

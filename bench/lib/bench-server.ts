@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import type { ServerMemory } from './watch-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The built server entry point: exactly what `npm start` runs. */
-export const SERVER_MAIN = join(here, '../src/main.js');
+export const SERVER_MAIN = join(here, '../../src/main.js');
 
 export interface Started {
   child: ChildProcess;
@@ -72,7 +71,7 @@ export async function startApiServer(nodeArgs: string[] = [], serverArgs: string
  * `both`, a node:http2 secure server that also accepts HTTP/1.1 (as ours does), for wrk and h2load.
  */
 export async function startBareServer(certFile: string, keyFile: string, bodyBytes: number, nodeArgs: string[] = [], protocols: 'h1' | 'both' = 'h1'): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...nodeArgs, join(here, 'bare-server.js'), certFile, keyFile, String(bodyBytes), protocols], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...nodeArgs, join(here, './bare-server.js'), certFile, keyFile, String(bodyBytes), protocols], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const m = await waitForLine(child, /^(\d+)\n/, 10_000);
   return { child, url: `https://127.0.0.1:${m[1]}` };
 }
@@ -85,6 +84,12 @@ export function cpuSecondsOf(pid: number): number {
 }
 
 /** The server's RSS and heap in use after full collections (servers started with the memory probe). */
+/** The server's memory after full garbage collections. */
+export interface ServerMemory {
+  rss: number;
+  heapUsed: number;
+}
+
 export function measureMemory(child: ChildProcess): Promise<ServerMemory> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the memory probe did not answer')), 30_000);

@@ -14,9 +14,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fetchBody, SERVER_MAIN, startApiServer, stop } from './bench-server.js';
-import { fillSchemaOneStore, fillServiceCidrs, SERVICE_CIDR_KEY } from '../test/support/large-store.js';
-import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { fetchBody, SERVER_MAIN, startApiServer, stop } from '../lib/bench-server.js';
+import { fillSchemaOneStore, fillServiceCidrs, SERVICE_CIDR_KEY } from '../../test/support/large-store.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 
 const OBJECTS = Number(process.env.BENCH_STORE_OBJECTS ?? 100_000);
 const BYTES = 2048;

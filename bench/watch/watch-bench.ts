@@ -9,7 +9,7 @@
 import https from 'node:https';
 import type { ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
-import { cpuSecondsOf, measureMemory } from './bench-server.js';
+import { cpuSecondsOf, measureMemory, type ServerMemory } from '../lib/bench-server.js';
 import type { Receipt } from './watch-bench-worker.js';
 
 /** Threads reading the watches. */
@@ -33,11 +33,6 @@ function request(o: { url: string; token: string }, agent: https.Agent, method: 
     req.on('error', () => resolve(0));
     req.end(body);
   });
-}
-
-export interface ServerMemory {
-  rss: number;
-  heapUsed: number;
 }
 
 export interface WatchClientsOptions {

@@ -3,14 +3,14 @@
 // heap growth per watcher after full collections. With BENCH_WATCH_SNAPSHOTS=dir, writes a heap
 // snapshot of the server at N and at 2N watchers there (diff them by constructor to see what
 // each watcher holds). BENCH_WATCH_BOOKMARKS=1: the watches ask for bookmarks, as informers do.
-// Run: npm run build --silent && node dist/bench/watch-idle-memory.js [N] [streams per connection]
+// Run: npm run build --silent && node dist/bench/watch/watch-idle-memory.js [N] [streams per connection]
 // (a second argument of 0: HTTP/1.1, a connection each).
 
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServer, stop } from './bench-server.js';
+import { startApiServer, stop } from '../lib/bench-server.js';
 import { serverTarget, WatchClients } from './watch-bench.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -18,7 +18,7 @@ const watchers = Number(process.argv[2] ?? 2000);
 const streamsPerConnection = Number(process.argv[3] ?? 100);
 const snapshots = process.env.BENCH_WATCH_SNAPSHOTS;
 // The same node arguments as the watch section's servers (run.ts).
-const probed = ['--expose-gc', '--import', join(here, 'memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16'];
+const probed = ['--expose-gc', '--import', join(here, '../lib/memory-probe.js'), '--min-semi-space-size=16', '--max-semi-space-size=16'];
 
 const s = await startApiServer(probed);
 try {

@@ -10,7 +10,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fetchBody, measureMemory, startBareServer } from './bench-server.js';
+import { fetchBody, measureMemory, startBareServer } from '../lib/bench-server.js';
 import { benchIdleStreams, highestMeetingRate, meetsTarget, serverTarget, WatchClients, type RateResult } from './watch-bench.js';
 
 /**

@@ -5,10 +5,10 @@
 
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { pino } from 'pino';
-import { parseAuthenticationConfig } from '../src/auth/jwt/authentication-config-file.js';
-import { compileExpression } from '../src/auth/jwt/claims-cel.js';
-import { JwtAuthenticators } from '../src/auth/jwt/jwt-authenticators.js';
-import { startOidcIssuer } from '../test/support/oidc-issuer.js';
+import { parseAuthenticationConfig } from '../../src/auth/jwt/authentication-config-file.js';
+import { compileExpression } from '../../src/auth/jwt/claims-cel.js';
+import { JwtAuthenticators } from '../../src/auth/jwt/jwt-authenticators.js';
+import { startOidcIssuer } from '../../test/support/oidc-issuer.js';
 
 export async function benchJwtAuthentication(tokens = 1000): Promise<{ authMs: number; joseMs: number; ratio: number; celUs: number }> {
   const issuer = await startOidcIssuer({ audience: 'platform' });

@@ -4,7 +4,7 @@
 // Arguments: DB_PATH OUT_DIR METHOD (vacuum | backup).
 
 import { join } from 'node:path';
-import { saveSnapshot, yieldToServer, type SnapshotMethod } from '../src/storage/sqlite/snapshot-save.js';
+import { saveSnapshot, yieldToServer, type SnapshotMethod } from '../../src/storage/sqlite/snapshot-save.js';
 
 const [dbPath, outDir, method] = process.argv.slice(2) as [string, string, SnapshotMethod];
 // As `snapshot save` does.

@@ -8,10 +8,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
-import { migrateFromEtcd } from '../src/cli/migrate/from-etcd.js';
-import { migrateToEtcd } from '../src/cli/migrate/to-etcd.js';
-import { createSqliteImport } from '../src/storage/sqlite/sqlite-import.js';
-import { startEtcdCluster } from '../test/support/etcd-process.js';
+import { migrateFromEtcd } from '../../src/cli/migrate/from-etcd.js';
+import { migrateToEtcd } from '../../src/cli/migrate/to-etcd.js';
+import { createSqliteImport } from '../../src/storage/sqlite/sqlite-import.js';
+import { startEtcdCluster } from '../../test/support/etcd-process.js';
 
 export interface MigrateBenchResult {
   objects: number;

@@ -10,9 +10,9 @@
 // read, counted by etcd itself (its /metrics gRPC counters) once the controllers have settled.
 
 import { Etcd3 } from 'etcd3';
-import type { LoadResult } from './http-load.js';
-import { runLoad } from './http-load.js';
-import { startEtcdCluster } from '../test/support/etcd-process.js';
+import type { LoadResult } from '../lib/http-load.js';
+import { runLoad } from '../lib/http-load.js';
+import { startEtcdCluster } from '../../test/support/etcd-process.js';
 import { etcdCalls, etcdCpuSeconds, ownCpuSeconds, perUnit, processCpuSeconds, storageRequests, sum, waitForQuiet } from './etcd-bench-meters.js';
 
 export interface EtcdBenchServer {

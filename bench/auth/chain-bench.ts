@@ -5,12 +5,12 @@
 // figure is the fastest of five rounds.
 
 import { Registry } from 'prom-client';
-import { buildChain } from '../src/http/filters/chain.js';
-import type { RequestState } from '../src/http/filters/filter.js';
-import { fakeExchange } from '../src/http/filters/test-state.js';
-import { RequestMetrics } from '../src/metrics/request-metrics.js';
-import { silentLogger } from '../src/apimachinery/request-context.js';
-import { ALL_RULES } from '../src/auth/authorizer.js';
+import { buildChain } from '../../src/http/filters/chain.js';
+import type { RequestState } from '../../src/http/filters/filter.js';
+import { fakeExchange } from '../../src/http/filters/test-state.js';
+import { RequestMetrics } from '../../src/metrics/request-metrics.js';
+import { silentLogger } from '../../src/apimachinery/request-context.js';
+import { ALL_RULES } from '../../src/auth/authorizer.js';
 
 const URL = '/apis/networking.platform.io/v1/servicecidrs/bench-get';
 

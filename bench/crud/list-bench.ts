@@ -7,12 +7,12 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { internalContext, silentLogger } from '../src/apimachinery/request-context.js';
-import { GenericStore, keyPrefixOf } from '../src/registry/generic-store.js';
-import { serviceCIDRs } from '../src/resources/servicecidrs/index.js';
-import type { ServiceCIDR } from '../src/resources/servicecidrs/types.js';
-import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { WatchCache } from '../src/storage/cache/watch-cache.js';
+import { internalContext, silentLogger } from '../../src/apimachinery/request-context.js';
+import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
+import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
+import type { ServiceCIDR } from '../../src/resources/servicecidrs/types.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { WatchCache } from '../../src/storage/cache/watch-cache.js';
 
 export interface ListBenchResult {
   objects: number;

@@ -2,7 +2,7 @@
 // the same server: every request really changes the object (a fresh label value per request),
 // so each is a full read-modify-write with managedFields bookkeeping and a durable commit.
 
-import { runLoad, type LoadResult } from './http-load.js';
+import { runLoad, type LoadResult } from '../lib/http-load.js';
 
 export interface PatchBenchOptions {
   url: string;

@@ -18,9 +18,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fetchBody, READY_LINE, readKubeconfig, SERVER_MAIN, stop, waitForLine, type Started } from './bench-server.js';
+import { fetchBody, READY_LINE, readKubeconfig, SERVER_MAIN, stop, waitForLine, type Started } from '../lib/bench-server.js';
 import { scidr } from './crud-bench.js';
-import { fillServiceCidrs } from '../test/support/large-store.js';
+import { fillServiceCidrs } from '../../test/support/large-store.js';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 3);
 const OBJECTS = Number(process.env.BENCH_STARTUP_OBJECTS ?? 10_000);
