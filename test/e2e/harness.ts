@@ -62,6 +62,8 @@ export interface StartOptions {
   dataDir?: string;
   removeOnStop?: boolean;
   args?: string[];
+  /** Added to the server process's environment (NODE_OPTIONS, say). */
+  env?: Record<string, string>;
   timeoutMs?: number;
 }
 
@@ -74,6 +76,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   const child = spawn(process.execPath, ['--import', 'tsx', join(repo, 'src', 'main.ts'), ...args], {
     cwd: repo,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
   });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));

@@ -27,13 +27,14 @@ export interface Target extends TestServer {
   attackerToken: string;
 }
 
-export async function startTarget(args: string[] = []): Promise<Target> {
+export async function startTarget(args: string[] = [], env?: Record<string, string>): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-attack-'));
   writeFileSync(join(dir, 'tokens.csv'), `${ATTACKER_TOKEN},attacker,uid-attacker,\n`);
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
   try {
     const server = await startServer({
       args: ['--token-auth-file', join(dir, 'tokens.csv'), '--authorization-policy-file', join(dir, 'policy.yaml'), '--max-event-loop-delay', '100ms', ...args],
+      ...(env ? { env } : {}),
     });
     const stop = server.stop.bind(server);
     return Object.assign(server, {
