@@ -3,6 +3,9 @@
 //
 //   TLS_CERT=serving.crt TLS_KEY=serving.key PORT=8443 node label-webhook.mjs
 //
+// It prints the URL it listens on (PORT=0 picks a free port). A request that is not an
+// AdmissionReview gets 400; the webhook goes on serving.
+//
 // The certificate must be valid for the host in the webhook configuration's URL, and its CA
 // (base64) goes into clientConfig.caBundle (see label-webhook.yaml).
 import { readFileSync } from 'node:fs';
@@ -12,7 +15,15 @@ const server = https.createServer({ cert: readFileSync(process.env.TLS_CERT), ke
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    const review = JSON.parse(body);
+    let review;
+    try {
+      review = JSON.parse(body);
+      if (typeof review?.request?.uid !== 'string') throw new Error('no request.uid');
+    } catch (err) {
+      // Not an AdmissionReview (a probe, a stray client): refused, and the webhook keeps serving.
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      return void res.end(`expected an AdmissionReview: ${err.message}\n`);
+    }
     const labels = review.request.object?.metadata?.labels;
     const response = { uid: review.request.uid, allowed: true };
     if (review.request.object && !labels?.owner) {
@@ -25,4 +36,7 @@ const server = https.createServer({ cert: readFileSync(process.env.TLS_CERT), ke
     res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
   });
 });
-server.listen(Number(process.env.PORT ?? 8443), process.env.HOST ?? '127.0.0.1');
+server.listen(Number(process.env.PORT ?? 8443), process.env.HOST ?? '127.0.0.1', () => {
+  const { address, port } = server.address();
+  console.log(`label-webhook listening on https://${address}:${port}/mutate`);
+});

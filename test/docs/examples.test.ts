@@ -23,6 +23,9 @@ const APPLIED_HERE = ['examples/authentication/github-actions.yaml', 'examples/a
 /** Examples run by another test, named with it. */
 const RUN_ELSEWHERE: Record<string, string> = {
   'examples/testing-with/servicecidrs.test.mjs': 'test/packaging/install.test.ts runs it against the installed package',
+  // A webhook process listens on a port of its own: a fixed one (8443) on the page, a free one there.
+  'examples/admission/label-webhook.mjs': 'test/e2e/admission-examples.test.ts runs it as its own process and sees it label a new ServiceCIDR',
+  'examples/admission/label-webhook.yaml': 'test/e2e/admission-examples.test.ts applies it with kubectl, its CA bundle and URL filled in',
 };
 
 function filesUnder(dir: string): string[] {

@@ -12,11 +12,6 @@ export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
  * exempt: the lead empties this list after merging those pages and marking their blocks.
  */
 export const PENDING: ReadonlyMap<string, string> = new Map([
-  ['docs/backup-and-restore.md', 'being edited (snapshot commands)'],
-  ['docs/migration.md', 'being edited (migrate commands)'],
-  ['docs/operations.md', 'being edited (storage size and defragmentation)'],
-  ['docs/limits.md', 'being edited'],
-  ['docs/admission.md', 'being written (admission kinds)'],
   ['docs/testing.md', 'being written (mutation testing)'],
 ]);
 

@@ -38,6 +38,10 @@ __docs_server() {
   __docs_stop_listed "$__docs_dir/servers" 20
   local n=$((++__docs_servers)) i
   local log="$__docs_dir/server-$n"
+  # Made here, not by the background command's redirections: those happen when the child gets
+  # to them, and a grep before that would print "No such file" into the command's output.
+  : >"$log.out"
+  : >"$log.err"
   "$DOCS_NODE" "$DOCS_MAIN" --max-event-loop-delay 0 "$@" --secure-port 0 >"$log.out" 2>"$log.err" </dev/null {DOCS_STATUS}>&- &
   local pid=$!
   echo "$pid" >>"$__docs_dir/servers"
@@ -64,6 +68,8 @@ __docs_server() {
 # /tmp/platform-cluster-XXXX in later commands points.
 __docs_cluster() {
   local log="$__docs_dir/cluster" i
+  : >"$log.out"
+  : >"$log.err"
   (cd "$DOCS_REPO" && exec "$DOCS_NODE" --import tsx scripts/cluster.ts) >"$log.out" 2>"$log.err" </dev/null {DOCS_STATUS}>&- &
   local pid=$!
   echo "$pid" >>"$__docs_dir/clusters"
