@@ -205,7 +205,23 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const kv = await this.read(ctx, name, rv === '0');
     if (!kv) throw notFound(this.gr, name);
     // Shared with every reader of this stored version (decoded and serialized once).
-    return this.shared(kv);
+    return this.shared(rv === '0' ? kv : await this.asCached(kv));
+  }
+
+  /**
+   * The watch cache's copy of `kv` when it holds that very version (same revision, same bytes):
+   * a read the store answered (etcd's consistent get) is then decoded and serialized once per
+   * version, as the cache's readers are, not once per read.
+   */
+  private async asCached(kv: KeyValue): Promise<KeyValue> {
+    let cached: KeyValue | undefined;
+    try {
+      cached = (await this.storage.get(kv.key, { anyRecent: true })).kv;
+    } catch {
+      return kv;
+    }
+    if (!cached || cached === kv) return kv;
+    return cached.modRevision === kv.modRevision && cached.createRevision === kv.createRevision && sameBytes(cached.value, kv.value) ? cached : kv;
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>> {
@@ -706,6 +722,8 @@ const CONTINUE_TOO_OLD =
  * entropy cache behind randomUUID).
  */
 const randomPool = new Uint8Array(4096);
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 let randomAt = randomPool.length;
 
 function randomSuffix(): string {

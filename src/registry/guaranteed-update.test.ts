@@ -210,3 +210,20 @@ describe('RecentWrites', () => {
     assert.equal(r.ahead('b', 0), undefined);
   });
 });
+
+describe('a read the store answers uses the cache\'s copy of the same version', () => {
+  test('decoded once for every read of a version, and never a copy whose bytes differ', async () => {
+    const { cache, main } = await setup();
+    await cache.hold(KEY);
+    const a = await main.get(ctx(), 'a', {});
+    const b = await main.get(ctx(), 'a', {});
+    assert.equal(cache.storeGets, 2, 'both reads went to the store');
+    assert.equal(a, b, 'the same shared object: decoded once');
+
+    // A copy at the same revision with other bytes (a store whose history went back): not used.
+    const held = (await cache.store.get(KEY)).kv!;
+    const other = { ...held, value: new TextEncoder().encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(held.value)), spec: { cidrs: ['10.9.9.0/24'] } })) };
+    (cache as unknown as { copy: Map<string, GetResult> }).copy.set(KEY, { kv: other, revision: held.modRevision });
+    assert.deepEqual((await main.get(ctx(), 'a', {})).spec?.cidrs, ['10.0.0.0/24']);
+  });
+});
