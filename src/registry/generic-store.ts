@@ -444,6 +444,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
         computed = await this.computeUpdate(ctx, name, fn, opts, old);
       } catch (err) {
         if (from.current) throw err;
+        // A version older than the copy was named: the current one is newer still (a key's
+        // revision only grows), so the 409 stands without a read (a status controller deciding
+        // on an informer copy older than its own last write).
+        const named = isStatusError(err) ? namedVersion.get(err) : undefined;
+        if (named !== undefined && named < kv.modRevision) throw err;
         // Refused on a copy that may be behind: only the current version's answer counts.
         start = await this.currentStart(ctx, name);
         if (start.kv?.modRevision === kv.modRevision) throw err;
@@ -507,7 +512,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       ]);
     }
     // Compared as numbers, as kube does; a resourceVersion that is not a uint64 is a 400.
-    if (clientRV && !sameResourceVersion(clientRV, old.metadata.resourceVersion ?? '')) throw conflict(this.gr, name);
+    if (clientRV && !sameResourceVersion(clientRV, old.metadata.resourceVersion ?? '')) {
+      const err = conflict(this.gr, name);
+      namedVersion.set(err, parseResourceVersion(clientRV));
+      throw err;
+    }
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
     this.carryOverSystemFields(obj, old);
     this.strategy.prepareForUpdate(ctx, obj, old);
@@ -693,6 +702,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     await runAdmission(this.admission, attrs);
   }
 }
+
+/** A 409 decided on the resourceVersion the update named alone, with that version. */
+const namedVersion = new WeakMap<object, number>();
 
 const META_V1 = 'meta.k8s.io/v1';
 const dryRunOf = (ctx: RequestContext): Record<string, unknown> => (ctx.dryRun ? { dryRun: ['All'] } : {});

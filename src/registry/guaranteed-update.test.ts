@@ -227,3 +227,14 @@ describe('a read the store answers uses the cache\'s copy of the same version', 
     assert.deepEqual((await main.get(ctx(), 'a', {})).spec?.cidrs, ['10.0.0.0/24']);
   });
 });
+
+describe('a stale decision on a copy older than this process\'s own write', () => {
+  test('is a 409 without a read (the status controller deciding on its informer\'s older copy)', async () => {
+    const { cache, main, status, created } = await setup();
+    await cache.hold(KEY);
+    await main.update(ctx(), 'a', addFinalizer, { ...opts, retryOnConflict: true });
+    // Decided on the version before the finalizer (the informer has not shown the write yet).
+    await assert.rejects(status.apply(ctx(), 'a', readyConfig(created.metadata.resourceVersion!), { fieldManager: 'ctrl', force: true }), (e: unknown) => isStatusError(e) && e.code === 409);
+    assert.equal(cache.storeGets, 0);
+  });
+});
