@@ -209,6 +209,21 @@ describe('RecentWrites', () => {
     r.forget('b');
     assert.equal(r.ahead('b', 0), undefined);
   });
+
+  test('bounded by the bytes held, and a lookup drops every write the cache has shown', () => {
+    const r = new RecentWrites(100, 10);
+    const kv = (key: string, rev: number, bytes: number) => ({ key, value: new Uint8Array(bytes), createRevision: 1, modRevision: rev });
+    r.wrote(kv('a', 1, 4));
+    r.wrote(kv('b', 2, 4));
+    r.wrote(kv('c', 3, 4));
+    assert.deepEqual({ size: r.size, bytes: r.heldBytes }, { size: 2, bytes: 8 }, 'the oldest went to stay within 10 bytes');
+    r.wrote(kv('d', 4, 1));
+    r.wrote(kv('e', 5, 1));
+    assert.equal(r.ahead('e', 4)?.modRevision, 5);
+    assert.deepEqual({ size: r.size, bytes: r.heldBytes }, { size: 1, bytes: 1 }, 'b, c and d, which the cache has shown, are gone');
+    r.wrote(kv('e', 6, 2));
+    assert.deepEqual({ size: r.size, bytes: r.heldBytes }, { size: 1, bytes: 2 }, 'a key written again is counted once');
+  });
 });
 
 describe('a read the store answers uses the cache\'s copy of the same version', () => {
