@@ -32,6 +32,7 @@ import { createServerMetrics } from '../metrics/server-metrics.js';
 import { storageResourceLabel } from '../metrics/storage-metrics.js';
 import { decodeShared } from '../registry/object-codec.js';
 import { GenericStore, keyPrefixOf } from '../registry/generic-store.js';
+import { RecentWrites } from '../registry/recent-writes.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { RestStorage } from '../registry/rest-storage.js';
 import type { ValidatingAdmissionPolicy } from '../resources/admissionregistration/types.js';
@@ -177,9 +178,11 @@ const servedResources: MetricsResource[] = [
 /** A kind's main and status registry stores over one storage. */
 function registryStores<T extends KubeObject>(definition: ResourceDefinition<T>, storage: RevisionedStore, admission: readonly AdmissionPlugin[]): { main: GenericStore<T>; status?: GenericStore<T> } {
   const status = definition.subresources.find((s) => s.name === 'status');
+  // A write through either is where the other's next update starts (the cache may not show it yet).
+  const recentWrites = new RecentWrites();
   return {
-    main: new GenericStore<T>({ definition, strategy: definition.strategy, subresource: '', storage, admission: [...admission] }),
-    status: status ? new GenericStore<T>({ definition, strategy: status.strategy, subresource: 'status', storage, admission: [...admission] }) : undefined,
+    main: new GenericStore<T>({ definition, strategy: definition.strategy, subresource: '', storage, admission: [...admission], recentWrites }),
+    status: status ? new GenericStore<T>({ definition, strategy: status.strategy, subresource: 'status', storage, admission: [...admission], recentWrites }) : undefined,
   };
 }
 

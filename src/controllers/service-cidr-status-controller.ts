@@ -7,9 +7,10 @@
 // contain it, and it starts only once both informers have synced, as kube's does.
 //
 // Safe with every replica running it: decisions are made on the informer's copy, and writes
-// are optimistic (the finalizer edits re-read inside the store's retry loop; the condition
-// apply carries the resourceVersion it was decided on, so a stale decision is a 409 and a
-// retry rather than a second write). A condition is only written when its status, reason or
+// are optimistic (the finalizer edits are computed again from the current version inside the
+// store's retry loop, which starts from the watch cache's copy or this replica's last write
+// without reading etcd; the condition apply carries the resourceVersion it was decided on, so a
+// stale decision is a 409 and a retry rather than a second write). A condition is only written when its status, reason or
 // message differs, so lastTransitionTime never moves without a transition.
 
 import type { Condition } from '../apimachinery/object-meta.js';
@@ -219,7 +220,7 @@ export class ServiceCIDRStatusController {
     if (obj.metadata.finalizers?.includes(SERVICE_CIDR_FINALIZER)) await this.removeFinalizer(name);
   }
 
-  /** Adds the finalizer to the current object (re-read on every retry); gone or deleting: nothing to do. */
+  /** Adds the finalizer to the current object (computed again on every lost compare); gone or deleting: nothing to do. */
   private async addFinalizer(name: string): Promise<ServiceCIDRObject | undefined> {
     const out = await this.ignoreNotFound(
       this.o.main.update(

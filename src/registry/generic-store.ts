@@ -14,11 +14,12 @@ import { FieldManager } from '../apimachinery/managed-fields/field-manager.js';
 import { rfc3339Now, type DeleteOptions, type KubeObject } from '../apimachinery/object-meta.js';
 import type { RequestContext } from '../apimachinery/request-context.js';
 import { badRequest, conflict, invalid, isStatusError, methodNotSupported, nameMismatch, notFound, resourceExpired, resourceVersionTooLarge } from '../apimachinery/status-error.js';
-import { isStorageError, type KeyValue, type RevisionedStore } from '../storage/revisioned-store.js';
+import { isStorageError, type KeyValue, type PutResult, type RevisionedStore } from '../storage/revisioned-store.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { listReadMode, matchesSelectors, parseSelectors } from './list-options.js';
 import { exactResourceVersion, parseResourceVersion, sameResourceVersion } from './resource-version.js';
 import { decodeObject, decodeShared, putShared, sharedShape } from './object-codec.js';
+import { RecentWrites } from './recent-writes.js';
 import { keyPrefixOf, objectKey, rangePrefix } from './object-keys.js';
 import { checkPatchedNamespace, ensureObjectNamespace, requestNamespace, requireExistingNamespace } from './namespaces.js';
 import { sameStoredForm } from './stored-form.js';
@@ -45,6 +46,18 @@ export interface GenericStoreOptions<T extends KubeObject> {
   storage: RevisionedStore;
   admission: readonly AdmissionPlugin[];
   now?: () => Date;
+  /**
+   * The versions this process wrote that the watch cache may not show yet, shared by the stores
+   * of one kind over one storage (its main resource and /status): an update starts from them.
+   */
+  recentWrites?: RecentWrites;
+}
+
+/** Where an update round starts: a version, and whether it is known to be the store's current one. */
+interface UpdateStart {
+  kv: KeyValue | undefined;
+  /** Read from the store, or the current version a lost compare answered with (not the cache's copy). */
+  current: boolean;
 }
 
 export class GenericStore<T extends KubeObject> implements RestStorage<T> {
@@ -58,6 +71,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   private readonly namespaced: boolean;
   /** Field ownership (managedFields) for this endpoint. */
   private readonly fields: FieldManager;
+  private readonly recent: RecentWrites;
 
   constructor(opts: GenericStoreOptions<T>) {
     this.definition = opts.definition;
@@ -66,6 +80,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     this.storage = opts.storage;
     this.admission = opts.admission;
     this.now = opts.now ?? (() => new Date());
+    this.recent = opts.recentWrites ?? new RecentWrites();
     this.prefix = keyPrefixOf(opts.definition);
     this.namespaced = isNamespaced(opts.definition);
     const def = opts.definition;
@@ -119,9 +134,23 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   private async put(key: string, obj: T, expectedModRevision: number): Promise<void> {
     const as = this.definition.storedAs;
     const stored = as ? as.toStored(obj) : obj;
-    const r = await putShared(stored, (bytes) => this.storage.optimisticPut(key, bytes, expectedModRevision));
+    let r: PutResult;
+    try {
+      r = await putShared(stored, (bytes) => this.storage.optimisticPut(key, bytes, expectedModRevision));
+    } catch (err) {
+      // Lost a compare, or an outcome not known: what this process wrote last is no guide now.
+      this.recent.forget(key);
+      throw err;
+    }
+    this.recent.wrote(r.kv);
     setResourceVersion(obj, String(r.revision));
     if (as) setResourceVersion(stored, String(r.revision));
+  }
+
+  /** Deletes `key` at `expectedModRevision` (what this process wrote of it is forgotten, whatever the outcome). */
+  private async remove(key: string, expectedModRevision: number): Promise<void> {
+    this.recent.forget(key);
+    await this.storage.optimisticDelete(key, expectedModRevision);
   }
 
   private requireMainResource(verb: string): void {
@@ -145,6 +174,27 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     }
   }
 
+  /** The store's current version of `name` (a read of the store). */
+  private async currentStart(ctx: RequestContext, name: string): Promise<UpdateStart> {
+    return { kv: await this.read(ctx, name), current: true };
+  }
+
+  /**
+   * Where an update starts without reading the store (kube's GuaranteedUpdate from the watch
+   * cache's copy): the cache's copy, or the version this process wrote if the cache has not
+   * seen it yet. Not known to be current: the write's compare decides.
+   */
+  private async cachedStart(ctx: RequestContext, name: string): Promise<UpdateStart> {
+    const key = this.key(ctx, name);
+    let got;
+    try {
+      got = await this.storage.get(key, { anyRecent: true });
+    } catch (err) {
+      return translateStorageError(err, this.gr, name);
+    }
+    return { kv: this.recent.ahead(key, got.revision) ?? got.kv, current: false };
+  }
+
   async get(ctx: RequestContext, name: string, query: GetQuery): Promise<T> {
     const rv = query.resourceVersion ?? '';
     if (rv && rv !== '0') {
@@ -155,7 +205,23 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     const kv = await this.read(ctx, name, rv === '0');
     if (!kv) throw notFound(this.gr, name);
     // Shared with every reader of this stored version (decoded and serialized once).
-    return this.shared(kv);
+    return this.shared(rv === '0' ? kv : await this.asCached(kv));
+  }
+
+  /**
+   * The watch cache's copy of `kv` when it holds that very version (same revision, same bytes):
+   * a read the store answered (etcd's consistent get) is then decoded and serialized once per
+   * version, as the cache's readers are, not once per read.
+   */
+  private async asCached(kv: KeyValue): Promise<KeyValue> {
+    let cached: KeyValue | undefined;
+    try {
+      cached = (await this.storage.get(kv.key, { anyRecent: true })).kv;
+    } catch {
+      return kv;
+    }
+    if (!cached || cached === kv) return kv;
+    return cached.modRevision === kv.modRevision && cached.createRevision === kv.createRevision && sameBytes(cached.value, kv.value) ? cached : kv;
   }
 
   async list(ctx: RequestContext, query: ListQuery): Promise<ListOutput<T>> {
@@ -322,13 +388,15 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   }
 
   /**
-   * kube's GuaranteedUpdate: read, compute the new object, write if the version is unchanged.
-   * A write that loses its compare brings back the version it lost to (the store's answer, as
-   * etcd's Txn answers it with its failure branch), and the next round starts from that, without
-   * another read. (kube's cacher starts the first round from the watch cache's copy instead of a
-   * read; measured here with the status controller's writes on etcd, a copy that is behind made
-   * 0.8 lost compares and recomputed updates per ServiceCIDR for 1.2 fewer Ranges, and more
-   * server CPU, so every first round reads the current version.)
+   * kube's GuaranteedUpdate: compute the new object from a version, write it if the version is
+   * still the stored one. The first round starts from the watch cache's copy, or from the version
+   * this process wrote if the cache has not shown it yet (recent-writes.ts), without reading the
+   * store: the common case is one write and no read. A write that loses its compare brings back
+   * the version it lost to (etcd's Txn answers with it in its failure branch) and the next round
+   * starts from that, again without a read. A copy not known to be current is checked against
+   * the store before it decides anything on its own: an update it refuses (a stale resourceVersion,
+   * validation) or finds to change nothing is read again, and answered from the store's version.
+   * A dry run reads the store (nothing is written to check the copy against).
    * `recordAs` records the write in managedFields (apply computes them itself);
    * `createIfMissing` creates from fn(undefined) when there is no object (apply);
    * `privateResult`: fn returns an object nobody else holds, so it is not copied again.
@@ -340,16 +408,22 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     opts: { retryOnConflict: boolean; recordAs?: string; createIfMissing?: boolean; privateResult?: boolean },
   ): Promise<UpdateOutput<T>> {
     const warningsBefore = ctx.warnings.length;
-    /** The version a lost compare brought back: current, as a read would be. */
-    let lostTo: KeyValue | undefined;
+    /** Where the next round starts: set by a lost compare (the current version) or a re-read. */
+    let start: UpdateStart | undefined;
     for (let attempt = 0; ; attempt++) {
       // Before each read-decode-compute round (a retry after a lost race included).
       stopIfAbandoned(ctx);
       // A round's warnings are its own: a round done again says them again, once.
       ctx.warnings.length = warningsBefore;
-      const kv = lostTo ?? (await this.read(ctx, name));
-      lostTo = undefined;
+      const from = start ?? (ctx.dryRun ? await this.currentStart(ctx, name) : await this.cachedStart(ctx, name));
+      start = undefined;
+      const kv = from.kv;
       if (!kv) {
+        // The cache does not have it: whether it exists is the store's to say.
+        if (!from.current) {
+          start = await this.currentStart(ctx, name);
+          continue;
+        }
         if (!opts.createIfMissing) throw notFound(this.gr, name);
         const fresh = cloneJson(await fn(undefined));
         // A replace that creates: the version it names is of nothing (kube ignores it).
@@ -365,23 +439,51 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       // The stored version as every reader shares it (the watch cache's event decoded it already):
       // read-only here; fn changes a copy.
       const old = this.shared(kv);
-      const { next, clientRV } = await this.computeUpdate(ctx, name, fn, opts, old);
-      if (sameStoredForm(next, old)) return { object: old, created: false };
+      let computed;
+      try {
+        computed = await this.computeUpdate(ctx, name, fn, opts, old);
+      } catch (err) {
+        if (from.current) throw err;
+        // A version older than the copy was named: the current one is newer still (a key's
+        // revision only grows), so the 409 stands without a read (a status controller deciding
+        // on an informer copy older than its own last write).
+        const named = isStatusError(err) ? namedVersion.get(err) : undefined;
+        if (named !== undefined && named < kv.modRevision) throw err;
+        // Refused on a copy that may be behind: only the current version's answer counts.
+        start = await this.currentStart(ctx, name);
+        if (start.kv?.modRevision === kv.modRevision) throw err;
+        continue;
+      }
+      const { next, clientRV } = computed;
+      if (sameStoredForm(next, old)) {
+        if (from.current) return { object: old, created: false };
+        // Nothing to write to prove the copy current: the store says whether it is.
+        start = await this.currentStart(ctx, name);
+        if (start.kv?.modRevision === kv.modRevision) return { object: old, created: false };
+        continue;
+      }
       if (ctx.dryRun) return { object: next, created: false };
       stopIfAbandoned(ctx);
       try {
         if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
           // The last finalizer is gone: the object goes now.
-          await this.storage.optimisticDelete(this.key(ctx, name), kv.modRevision);
+          await this.remove(this.key(ctx, name), kv.modRevision);
           return { object: next, created: false };
         }
         await this.put(this.key(ctx, name), next, kv.modRevision);
         return { object: next, created: false };
       } catch (err) {
-        // Written meanwhile: the next round starts from the version the write lost to.
-        if (isStorageError(err, 'Conflict') && (!clientRV || opts.retryOnConflict) && attempt < MAX_RETRIES) {
-          lostTo = err.current;
-          continue;
+        if (attempt < MAX_RETRIES) {
+          // Written meanwhile: the next round starts from the version the write lost to.
+          if (isStorageError(err, 'Conflict') && (!clientRV || opts.retryOnConflict)) {
+            start = { kv: err.current, current: true };
+            continue;
+          }
+          // Deleted meanwhile (or never there, the copy being behind): the store says it is gone.
+          if (isStorageError(err, 'KeyNotFound')) {
+            start = { kv: undefined, current: true };
+            continue;
+          }
         }
         return translateStorageError(err, this.gr, name);
       }
@@ -410,7 +512,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       ]);
     }
     // Compared as numbers, as kube does; a resourceVersion that is not a uint64 is a 400.
-    if (clientRV && !sameResourceVersion(clientRV, old.metadata.resourceVersion ?? '')) throw conflict(this.gr, name);
+    if (clientRV && !sameResourceVersion(clientRV, old.metadata.resourceVersion ?? '')) {
+      const err = conflict(this.gr, name);
+      namedVersion.set(err, parseResourceVersion(clientRV));
+      throw err;
+    }
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
     this.carryOverSystemFields(obj, old);
     this.strategy.prepareForUpdate(ctx, obj, old);
@@ -462,7 +568,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       if (ctx.dryRun) return { object: obj, deleted: true };
       stopIfAbandoned(ctx);
       try {
-        await this.storage.optimisticDelete(this.key(ctx, name), kv.modRevision);
+        await this.remove(this.key(ctx, name), kv.modRevision);
         return { object: obj, deleted: true };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && attempt < MAX_RETRIES) continue;
@@ -597,6 +703,9 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
   }
 }
 
+/** A 409 decided on the resourceVersion the update named alone, with that version. */
+const namedVersion = new WeakMap<object, number>();
+
 const META_V1 = 'meta.k8s.io/v1';
 const dryRunOf = (ctx: RequestContext): Record<string, unknown> => (ctx.dryRun ? { dryRun: ['All'] } : {});
 const createOptions = (ctx: RequestContext, fieldManager?: string): Record<string, unknown> => ({ kind: 'CreateOptions', apiVersion: META_V1, ...dryRunOf(ctx), ...(fieldManager ? { fieldManager } : {}) });
@@ -625,6 +734,8 @@ const CONTINUE_TOO_OLD =
  * entropy cache behind randomUUID).
  */
 const randomPool = new Uint8Array(4096);
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 let randomAt = randomPool.length;
 
 function randomSuffix(): string {

@@ -35,16 +35,34 @@ export function certificateValidities(trustBundle: string): CertificateValidity[
 
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** One warning per certificate that is expired, not yet valid, or expires within 30 days of `now`. */
+/** Whether a certificate valid from `notBefore` to `notAfter` is worth a warning at `t`. */
+const warrantsWarning = (notBefore: Date, notAfter: Date, t: number): boolean =>
+  notAfter.getTime() < t || notBefore.getTime() > t || notAfter.getTime() - t <= EXPIRY_WARNING_WINDOW_MS;
+
+/**
+ * One warning per certificate that is expired, not yet valid, or expires within 30 days of `now`.
+ * Every create and update of a bundle asks, and most certificates need no warning: their validity
+ * is read from the DER (certificate-validity.ts), and only a certificate to warn about (or one the
+ * reader does not understand) is parsed fully, for its subject.
+ */
 export function expiryWarnings(trustBundle: string, now: Date): string[] {
   const t = now.getTime();
   const warnings: string[] = [];
-  for (const c of certificateValidities(trustBundle)) {
+  pemDecodeAll(trustBundle).forEach((block, index) => {
+    const v = readValidity(block.bytes);
+    if (v && !warrantsWarning(v.notBefore, v.notAfter, t)) return;
+    let c: CertificateValidity;
+    try {
+      const cert = new X509Certificate(block.bytes);
+      c = { index, subject: cert.subject.split('\n').join(', '), notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo) };
+    } catch {
+      return; // not a certificate: validation answers for it
+    }
     const which = `spec.trustBundle: certificate ${c.index} (${c.subject || 'no subject'})`;
     if (c.notAfter.getTime() < t) warnings.push(`${which} expired at ${rfc3339(c.notAfter)}`);
     else if (c.notBefore.getTime() > t) warnings.push(`${which} is not valid until ${rfc3339(c.notBefore)}`);
     else if (c.notAfter.getTime() - t <= EXPIRY_WARNING_WINDOW_MS) warnings.push(`${which} expires at ${rfc3339(c.notAfter)}, within 30 days`);
-  }
+  });
   if (warnings.length <= MAX_WARNINGS) return warnings;
   return [...warnings.slice(0, MAX_WARNINGS), `spec.trustBundle: ${warnings.length - MAX_WARNINGS} more certificates are expired, not yet valid or expiring within 30 days`];
 }
