@@ -46,7 +46,7 @@ for (const mode of ['garbage', 'slow'] as const) {
     const token = await issuer.token({ sub: 'alice' });
     // The discovery has reached the issuer, which stalls it or answers garbage: tokens get their
     // answer all the same.
-    await eventually(() => issuer.peer.hits.get('/.well-known/openid-configuration') ?? 0, (n) => n >= 1, 10_000, 20);
+    await eventually(async () => issuer.peer.hits.get('/.well-known/openid-configuration') ?? 0, (n) => n >= 1, 10_000, 20);
     const r = await auth(token);
     assert.deepEqual(r, { kind: 'error', message: 'oidc: authenticator not initialized' });
     issuer.peer.mode = 'ok';
@@ -91,7 +91,7 @@ test('a slow issuer during a key refetch holds the request for the bounded wait 
   // Answered after the bounded wait, while the refetch the unknown key started is still held by the
   // issuer (the fetch itself gives up only after 30 s).
   assert.equal(fetchesEnded.count, ended, 'the request was answered before the refetch ended');
-  await eventually(() => issuer.jwksFetches(), (n) => n === requested + 1, 10_000, 20);
+  await eventually(async () => issuer.jwksFetches(), (n) => n === requested + 1, 10_000, 20);
   issuer.peer.mode = 'garbage';
   assert.equal((await auth(await issuer.token({ sub: 'carol' }))).kind, 'user', 'a new token with a cached key verifies without the issuer');
   issuer.peer.mode = 'ok';
