@@ -42,9 +42,10 @@ module.exports = {
     layer('metrics', ['apimachinery', 'storage', 'auth']),
     layer('lifecycle', ['apimachinery', 'storage', 'http', 'metrics']),
     // Client-side commands: talk to a server over HTTPS; only pure helpers from below. The
-    // `snapshot` commands work on the SQLite file itself: storage's snapshot modules, nothing else.
-    // `version` reads src/version.ts (a leaf: the build's stamp and the /version document).
-    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/sqlite/snapshot-[a-z-]+\\.ts$', '^src/version\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
+    // `snapshot` and `defrag` commands work on the SQLite file itself: storage's snapshot and
+    // defrag modules, nothing else. `version` reads src/version.ts (a leaf: the build's stamp and
+    // the /version document).
+    { ...layer('cli', ['apimachinery', 'resources'], ['^src/storage/sqlite/snapshot-[a-z-]+\\.ts$', '^src/storage/sqlite/store-defrag\\.ts$', '^src/version\\.ts$']), from: { path: '^src/cli/', pathNot: '^src/cli/migrate/' } },
     // `migrate` moves the store itself between backends: it reads and writes storage directly.
     layer('cli/migrate', ['apimachinery', 'storage']),
     // The test server for test authors (`platform-apiserver/testing`): composition-level, it builds

@@ -104,7 +104,9 @@ function protocols(): Protocol[] {
 function storedValueBytes(dataDir: string): { bytes: number; count: number } {
   const db = new Database(join(dataDir, 'state.db'), { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare("SELECT avg(length(value)) AS bytes, count(*) AS count FROM current WHERE key LIKE '/registry/networking.platform.io/servicecidrs/%'").get() as { bytes: number; count: number };
+    const row = db
+      .prepare("SELECT avg(length(l.value)) AS bytes, count(*) AS count FROM current AS c JOIN log AS l ON l.revision = c.revision WHERE c.key LIKE '/registry/networking.platform.io/servicecidrs/%'")
+      .get() as { bytes: number; count: number };
     return { bytes: Math.round(row.bytes), count: row.count };
   } finally {
     db.close();

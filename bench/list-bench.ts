@@ -60,7 +60,7 @@ export async function benchListFromCache(objects = 10_000, limit = 500, rounds =
       return pages;
     };
     const raw = new Database(path, { readonly: true });
-    const select = raw.prepare<[string, string], { value: Buffer }>('SELECT value FROM current WHERE key >= ? AND key < ? ORDER BY key');
+    const select = raw.prepare<[string, string], { value: Buffer }>('SELECT l.value AS value FROM current AS c JOIN log AS l ON l.revision = c.revision WHERE c.key >= ? AND c.key < ? ORDER BY c.key');
     const prefix = keyPrefixOf(serviceCIDRs);
     const readRaw = (): number => {
       let n = 0;

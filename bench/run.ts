@@ -23,6 +23,7 @@ import { missingToolNote, toolAvailable } from './load-tools.js';
 import { overloadReport } from './overload-report.js';
 import { benchEtcd } from './etcd-bench.js';
 import { benchSnapshot } from './snapshot-bench.js';
+import { benchStore } from './store-bench.js';
 import { benchMigrate, migrateReport } from './migrate-bench.js';
 import { benchJwtAuthentication } from './authn-bench.js';
 import { benchChain } from './chain-bench.js';
@@ -30,7 +31,7 @@ import { benchChain } from './chain-bench.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 /** `npm run bench -- watch list`: only these sections (all when none are named). */
-const SECTIONS = ['crud', 'startup', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd', 'snapshot', 'migrate', 'authn', 'chain'] as const;
+const SECTIONS = ['crud', 'startup', 'patch', 'watch', 'list', 'ctb', 'overload', 'etcd', 'snapshot', 'migrate', 'authn', 'chain', 'store'] as const;
 const asked = process.argv.slice(2);
 for (const a of asked) if (!(SECTIONS as readonly string[]).includes(a)) throw new Error(`unknown bench section ${a}; sections: ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]): boolean => asked.length === 0 || asked.includes(section);
@@ -184,6 +185,8 @@ async function main(): Promise<void> {
     }
 
     if (runs('snapshot')) await benchSnapshot({ durationMs: DURATION_MS, children });
+
+    if (runs('store')) await benchStore({ children });
 
     if (runs('ctb')) {
       const v = await benchCtbValidation();

@@ -11,6 +11,7 @@ import { serverCommand } from '../src/config/flags.js';
 import { trustAnchorsCommand } from '../src/cli/trust-anchors/command.js';
 import { snapshotCommand } from '../src/cli/snapshot/command.js';
 import { migrateCommand } from '../src/cli/migrate/command.js';
+import { defragCommand } from '../src/cli/defrag/command.js';
 import { versionCommand } from '../src/cli/version/command.js';
 
 export const FLAGS_DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'flags.md');
@@ -19,7 +20,7 @@ export const FLAGS_DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..'
  * Client-side commands built outside the server's Command; each is documented unless the server's
  * Command already has a subcommand of the same (last) name.
  */
-const STANDALONE_COMMANDS: (() => Command)[] = [() => trustAnchorsCommand(), () => snapshotCommand(), () => migrateCommand(), () => versionCommand()];
+const STANDALONE_COMMANDS: (() => Command)[] = [() => trustAnchorsCommand(), () => snapshotCommand(), () => migrateCommand(), () => defragCommand(), () => versionCommand()];
 
 /** Where a server flag's behaviour is explained at length (a flag not listed, nor under a prefix below, has no link). */
 const SEE_ALSO: Record<string, string> = {
@@ -43,6 +44,7 @@ const SEE_ALSO: Record<string, string> = {
   '--max-mutating-requests-inflight': 'operations.md#overload-limits',
   '--max-event-loop-delay': 'operations.md#overload-limits',
   '--request-timeout': 'operations.md#overload-limits',
+  '--read-header-timeout': 'limits.md',
   '--storage-durability': 'operations.md#running',
   '--log-level': 'operations.md#running',
   '--max-request-body-bytes': 'limits.md',

@@ -15,7 +15,7 @@ test('a command gets every argument after its name, as given; server flags run n
   assert.equal(await runCommand(['help'], commands), undefined, '`help` alone: the server prints its --help');
   assert.equal(await runCommand(['help', 'one'], commands), 3, '`help <command>`: the command with --help');
   assert.deepEqual(seen, [['two', 'save', 'f.db', '--data-dir', 'd', '--help', '-o', 'json'], ['one'], ['one', '--help']]);
-  assert.deepEqual(COMMANDS.map((c) => c.name), ['trust-anchors', 'snapshot', 'migrate', 'version']);
+  assert.deepEqual(COMMANDS.map((c) => c.name), ['trust-anchors', 'snapshot', 'migrate', 'defrag', 'version']);
 });
 
 test('a word where a command goes that names none is a usage error (2), with the nearest command when one is near', async () => {

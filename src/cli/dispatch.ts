@@ -30,6 +30,11 @@ export const COMMANDS: readonly CliCommand[] = [
     run: async (argv) => (await import('./migrate/command.js')).runMigrate(argv),
   },
   {
+    name: 'defrag',
+    summary: "give the SQLite store's free pages back to the file system, offline or beside a running server (docs/operations.md)",
+    run: async (argv) => (await import('./defrag/command.js')).runDefrag(argv),
+  },
+  {
     name: 'version',
     summary: 'print the version, git commit and build date (-o json: the /version document)',
     run: async (argv) => (await import('./version/command.js')).runVersion(argv),

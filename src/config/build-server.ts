@@ -48,6 +48,8 @@ import { timedStore, watchedStore } from '../storage/observed-store.js';
 import type { RevisionedStore } from '../storage/revisioned-store.js';
 import { startSnapshotSchedule, type SnapshotObserver, type SnapshotSchedule } from '../storage/sqlite/snapshot-schedule.js';
 import { openSqliteStore } from '../storage/sqlite/sqlite-store.js';
+import type { RebuiltStore } from '../storage/sqlite/store-rebuild.js';
+import type { StorageSize } from '../metrics/storage-size-metrics.js';
 import type { StorageObserver } from '../storage/storage-observer.js';
 import { WatchCache } from '../storage/cache/watch-cache.js';
 import { KUBERNETES_VERSION } from '../version.js';
@@ -89,6 +91,8 @@ const ADMIN: Omit<UserInfo, 'uid'> = { username: 'admin', groups: ['system:maste
 
 interface OpenedStorage {
   backend: RevisionedStore;
+  /** The store's size on disk and in use (apiserver_storage_size_bytes); absent in memory. */
+  size?: () => Promise<StorageSize | undefined>;
   /** Starts compaction of the (timed) store; etcd's replicas coordinate through etcd itself. */
   startCompaction(timed: RevisionedStore, onError: (err: unknown) => void): Compactor;
   /** etcd's health, probed in the background; SQLite and memory report their own (StoreHealth). */
@@ -99,7 +103,7 @@ interface OpenedStorage {
  * The backend. The etcd modules (etcd3, gRPC and its protobuf loading: about half a second of
  * start-up) are imported only when the backend is etcd.
  */
-async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
+async function openStorage(config: ServerConfig, logger: Logger): Promise<OpenedStorage> {
   const s = config.storage;
   if (s.kind === 'etcd') {
     const [{ EtcdStore }, { startEtcdCompactor }, { etcdHealthChecks }] = await Promise.all([
@@ -108,10 +112,22 @@ async function openStorage(config: ServerConfig): Promise<OpenedStorage> {
       import('../storage/etcd/etcd-health.js'),
     ]);
     const backend = new EtcdStore({ servers: s.servers, prefix: s.prefix, caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile });
-    return { backend, startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError), etcdHealth: etcdHealthChecks(backend) };
+    // A prefix a migration has not finished filling is never served.
+    await backend.refuseUnfinished().catch(async (err: unknown) => {
+      await backend.close();
+      throw err;
+    });
+    return {
+      backend,
+      size: () => backend.size(),
+      startCompaction: (_timed, onError) => startEtcdCompactor(backend, config.compactionIntervalMs, onError),
+      etcdHealth: etcdHealthChecks(backend),
+    };
   }
-  const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability });
-  return { backend, startCompaction: (timed, onError) => startCompactor(timed, config.compactionIntervalMs, onError) };
+  const onUpgrade = (r: RebuiltStore): void =>
+    logger.info({ fromSchema: r.fromSchema, objects: r.objects, beforeBytes: r.beforeBytes, afterBytes: r.afterBytes, ms: Math.round(r.durationMs) }, 'store file rewritten in the current format (once)');
+  const backend = s.kind === 'memory' ? new MemoryStore() : openSqliteStore({ path: s.path, durability: s.durability, onUpgrade });
+  return { backend, size: async () => backend.size(), startCompaction: (timed, onError) => startCompactor(timed, config.compactionIntervalMs, onError) };
 }
 
 /**
@@ -265,7 +281,9 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
   const { logger } = options;
   const phase = options.onPhase ?? (() => undefined);
   let caches: ReadonlyMap<string, WatchCache> = new Map();
+  let storageSize: OpenedStorage['size'];
   const metrics = createServerMetrics({
+    storageSize: { clusterId: `${config.storage.kind === 'etcd' ? 'etcd' : 'sqlite'}-0`, read: async () => storageSize?.() },
     resources: servedResources,
     stored: storedResources,
     countObjects: (label) => {
@@ -274,7 +292,8 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
     },
   });
   phase('configured');
-  const { backend, startCompaction, etcdHealth } = await openStorage(config);
+  const { backend, startCompaction, etcdHealth, size } = await openStorage(config, logger);
+  storageSize = size;
   phase('storage opened');
   // What is started is let go in reverse order, by release() or, when a later step of the
   // build fails (a broken configuration file, a certificate that cannot be read), at once: an
@@ -387,6 +406,7 @@ export async function buildServer(config: ServerConfig, options: BuildOptions): 
       requestTimeoutMs: config.requestTimeoutMs,
       maxEventLoopDelayMs: config.maxEventLoopDelayMs,
       idleTimeoutMs: options.idleTimeoutMs,
+      readHeaderTimeoutMs: config.readHeaderTimeoutMs,
     });
     // Given serving files and the client CA are followed as they change (generated ones are ours).
     if (config.tlsCertFile || config.clientCAFile) {

@@ -82,6 +82,8 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   /** Event-loop delay (ms) past which heavy users' requests are shed with 429; 0 disables shedding. */
   maxEventLoopDelayMs: number;
+  /** --read-header-timeout: a connection's TLS handshake, and each request's headers, within it (kube's fixed 32 s). */
+  readHeaderTimeoutMs: number;
 }
 
 const port = (v: string): number => {
@@ -89,6 +91,13 @@ const port = (v: string): number => {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return n;
 };
+
+/** A duration that must be above zero (a deadline of 0 would close every connection at once). */
+function positiveDuration(text: string, flag: string): number {
+  const ms = duration(text, flag);
+  if (ms <= 0) throw new InvalidArgumentError(`${flag}: must be above zero, not ${JSON.stringify(text)}`);
+  return ms;
+}
 
 /** A Go duration, as kube's flags take them (`5m`, `1h30m`, `250ms`, `0`); never negative. */
 function duration(text: string, flag: string): number {
@@ -179,6 +188,7 @@ export function serverCommand(version: string): Command {
     .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; past it 429 (0: no limit)', nonNegative, 200)
     .option('--request-timeout <duration>', 'a non-watch request not answered within it gets 504 (0: none)', '1m')
     .option('--max-event-loop-delay <duration>', "while the event loop lags more than this, each user's requests past its allowance get 429 (0: never)", '100ms')
+    .option('--read-header-timeout <duration>', "a new connection's TLS handshake, and then each request's headers, must be in within it (kube-apiserver's fixed ReadHeaderTimeout; tests shorten it)", '32s')
     .exitOverride()
     // Errors are printed once, by main (with the program's name); commander only throws them.
     .configureOutput({ writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
@@ -256,6 +266,7 @@ export function parseFlags(argv: readonly string[], version: string): ServerConf
     maxMutatingRequestsInflight: Number(o.maxMutatingRequestsInflight),
     requestTimeoutMs: duration(String(o.requestTimeout), '--request-timeout'),
     maxEventLoopDelayMs: duration(String(o.maxEventLoopDelay), '--max-event-loop-delay'),
+    readHeaderTimeoutMs: positiveDuration(String(o.readHeaderTimeout), '--read-header-timeout'),
   };
 }
 

@@ -19,6 +19,7 @@ import { RequestMetrics, type MetricsResource } from './request-metrics.js';
 import { StorageMetrics, type StorageMetricsOptions } from './storage-metrics.js';
 import { TrustBundleExpiryMetrics } from './trust-bundle-metrics.js';
 import { SnapshotMetrics } from './snapshot-metrics.js';
+import { registerStorageSizeMetrics, type StorageSizeSource } from './storage-size-metrics.js';
 
 export interface ServerMetrics {
   readonly requests: RequestMetrics;
@@ -46,12 +47,15 @@ export interface ServerMetricsOptions {
   countObjects?: StorageMetricsOptions['countObjects'];
   /** This server's identity, hashed into kube's apiserver_id_hash label (default: one per host). */
   apiserverId?: string;
+  /** The store's size (apiserver_storage_size_bytes), read when scraped. */
+  storageSize?: StorageSizeSource;
 }
 
 export function createServerMetrics(opts: ServerMetricsOptions): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const registers = [registry];
+  if (opts.storageSize) registerStorageSizeMetrics(registry, opts.storageSize);
   // Every request is authenticated: its two observations go to our own cells, read by prom-client
   // at scrape time (collected-metrics.ts); the three attempt series exist from the start at 0.
   const results = ['success', 'failure', 'error'] as const;

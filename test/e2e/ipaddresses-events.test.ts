@@ -85,7 +85,9 @@ for (const backend of backends) {
           "spec.parentRef.name: Invalid value: \"a/b\": may not contain '/'",
         ],
       );
-      const watch = watchEvents(s, `${IP}?watch=true&fieldSelector=metadata.name%3D10.0.0.2&timeoutSeconds=20`, 3);
+      // From a listed resourceVersion, so a watch that connects late on a loaded machine still replays the create.
+      const listed = await s.request('GET', IP);
+      const watch = watchEvents(s, `${IP}?watch=true&fieldSelector=metadata.name%3D10.0.0.2&timeoutSeconds=20&resourceVersion=${listed.json.metadata.resourceVersion}`, 3);
       const created = await s.request('POST', IP, { body: ipAddress('10.0.0.2') });
       assert.equal(created.status, 201, created.text);
       const changed = await s.request('PUT', `${IP}/10.0.0.2`, { body: { ...created.json, spec: { parentRef: { resource: 'services', namespace: 'default', name: 'other' } } } });

@@ -5,14 +5,15 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, type TestServer } from './harness.js';
 import { bounded } from '../support/polling.js';
+import { builtCopy } from '../support/built-copy.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
@@ -199,23 +200,12 @@ describe('graceful stop', () => {
   });
 });
 
-/** The newest modification time under a directory (source files). */
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
 describe('npm start', () => {
   test('SIGTERM to npm reaches the server: it stops, npm exits 0 and the database lock is released', async () => {
-    const main = join(repo, 'dist', 'src', 'main.js');
-    // `npm ci` builds (prepare); a working tree edited since needs a fresh build.
-    if (!existsSync(main) || statSync(main).mtimeMs < newest(join(repo, 'src'))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'ignore' });
+    // A private copy of the build: `npm pack` (test/packaging) rebuilds dist/ in place meanwhile.
+    const built = await builtCopy(repo);
     const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
-    const npm = spawn('npm', ['start', '--silent', '--', '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'warn'], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm = spawn('npm', ['start', '--silent', '--', '--data-dir', dataDir, '--secure-port', '0', '--log-level', 'warn'], { cwd: built.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       let out = '';
       npm.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -233,6 +223,7 @@ describe('npm start', () => {
     } finally {
       if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
+      built.remove();
     }
   });
 });

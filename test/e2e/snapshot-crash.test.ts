@@ -1,7 +1,7 @@
 // kill -9 of `snapshot save` mid-way (the real bin): whatever it leaves behind is never taken for
 // a snapshot (`ls` does not list it, `status` and `restore` refuse it, a target that was never
 // finished does not exist), the previous snapshot restores, and the next save clears the remains.
-// Once deterministically (a test hook stalls the save after the copy, before it is finished),
+// Once deterministically (a test hook pauses the save after the copy, before it is finished),
 // and once on a store big enough that the kill lands while SQLite is still copying.
 
 import { after, describe, test } from 'node:test';
@@ -44,11 +44,11 @@ describe('snapshot save killed mid-way', () => {
     assert.equal((await runCli(['snapshot', 'save', join(snaps, 'previous.db'), '--data-dir', data])).code, 0);
     await addObjects(data, 200, 100, 100);
 
-    const child = spawnCli(['snapshot', 'save', join(snaps, 'next.db'), '--data-dir', data], { PLATFORM_APISERVER_TEST_SNAPSHOT_STALL_MS: '60000' });
+    const child = spawnCli(['snapshot', 'save', join(snaps, 'next.db'), '--data-dir', data], { PLATFORM_APISERVER_TEST_PAUSE_AT: 'save:copied' });
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    for (let i = 0; i < 600 && !stderr.includes('stalling'); i++) await sleep(50);
-    assert.match(stderr, /snapshot copy written to .*\.partial; stalling/);
+    for (let i = 0; i < 600 && !stderr.includes('paused at'); i++) await sleep(50);
+    assert.match(stderr, /paused at save:copied/);
     child.kill('SIGKILL');
     await exited(child);
 

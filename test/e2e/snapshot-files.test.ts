@@ -58,11 +58,16 @@ describe('snapshot files', () => {
       { resource: 'servicecidrs.networking.platform.io', objects: 49 },
     ]);
     assert.equal(s.integrity, 'ok');
-    assert.equal(s.formatVersion, 1);
+    assert.equal(s.formatVersion, 2);
     assert.ok(s.totalSize > 0);
+    assert.equal(s.checksum, 'ok');
+    assert.match(s.sha256, /^[0-9a-f]{64}$/);
+    assert.match(s.contentSha256, /^[0-9a-f]{64}$/);
+    assert.equal(s.freePages, 0, 'a VACUUM INTO copy has no free pages');
     const table = await runCli(['snapshot', 'status', good]);
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /^REVISION\s+COMPACTED\s+OBJECTS\s+SIZE\s+FORMAT\s+CREATED\s+INTEGRITY\n55\s+0\s+52\s/);
+    assert.match(table.stdout, /^REVISION\s+COMPACTED\s+OBJECTS\s+SIZE\s+FREE\s+FORMAT\s+CREATED\s+INTEGRITY\n55\s+0\s+52\s/);
+    assert.match(table.stdout, new RegExp(`\nSHA256\\s+${s.sha256} \\(checked\\)\n`));
     assert.match(table.stdout, /servicecidrs\.networking\.platform\.io\s+49/);
   });
 

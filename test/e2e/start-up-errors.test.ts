@@ -60,7 +60,7 @@ describe('start-up errors', () => {
     assertOneLine(versoin, 2, "platform-apiserver: unknown command 'versoin' (Did you mean version?)");
     assertOneLine(snapshots, 2, "platform-apiserver: unknown command 'snapshots' (Did you mean snapshot?)");
     assertOneLine(late, 2, "platform-apiserver: unknown command 'versoin' (Did you mean version?)");
-    assertOneLine(far, 2, "platform-apiserver: unknown command 'frobnicate' (the commands are trust-anchors, snapshot, migrate, version; the server takes flags only, see --help)");
+    assertOneLine(far, 2, "platform-apiserver: unknown command 'frobnicate' (the commands are trust-anchors, snapshot, migrate, defrag, version; the server takes flags only, see --help)");
     assertOneLine(flag, 2, "platform-apiserver: unknown option '--secure-prot' (Did you mean --secure-port?)");
     assertOneLine(helpTypo, 2, "platform-apiserver: unknown command 'snapshots' (Did you mean snapshot?)");
   });

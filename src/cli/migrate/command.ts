@@ -122,15 +122,17 @@ export async function runMigrate(argv: readonly string[], io: MigrateIO = proces
         );
       }
       if (r.live) io.stderr(`platform-apiserver migrate: warning: a running server holds ${o.dataDir}; writes after revision ${r.sourceRevision} are not in this copy\n`);
+      if (r.cleaned) io.stderr(`platform-apiserver migrate: removed the ${r.cleaned.removed} keys an interrupted \`${r.cleaned.mark.command}\` (pid ${r.cleaned.mark.pid}, started ${r.cleaned.mark.startedAt}) wrote under ${o.etcd.prefix}/\n`);
       io.stdout(
-        `migrated ${r.objects} objects from ${o.dataDir} (revision ${r.sourceRevision}) to etcd prefix ${o.etcd.prefix}/ (etcd revision ${r.targetRevision}), verified key by key, ` +
+        `migrated ${r.objects} objects from ${o.dataDir} (revision ${r.sourceRevision}) to etcd prefix ${o.etcd.prefix}/ (etcd revision ${r.targetRevision}), verified key by key and by content digest (sha256 ${r.sha256} on both sides), ` +
           `in ${r.seconds.toFixed(1)} s (${perSecond(r.objects, r.seconds)})\n${CLIENTS_NOTE}\n` +
           `start the server with: --storage-backend etcd --etcd-servers ${o.etcd.servers.join(',')} --etcd-prefix ${o.etcd.prefix}\n`,
       );
     } else {
       const r = await migrateFromEtcd({ source: o.etcd, dataDir: o.dataDir });
+      if (r.cleaned) io.stderr(`platform-apiserver migrate: removed what an interrupted \`${r.cleaned.command}\` (pid ${r.cleaned.pid}, started ${r.cleaned.startedAt}) left in ${o.dataDir}\n`);
       io.stdout(
-        `migrated ${r.objects} objects from etcd prefix ${o.etcd.prefix}/ (etcd revision ${r.sourceRevision}) to ${o.dataDir} (revision ${r.targetRevision}), verified key by key, ` +
+        `migrated ${r.objects} objects from etcd prefix ${o.etcd.prefix}/ (etcd revision ${r.sourceRevision}) to ${o.dataDir} (revision ${r.targetRevision}), verified key by key and by content digest (sha256 ${r.sha256} on both sides), ` +
           `in ${r.seconds.toFixed(1)} s (${perSecond(r.objects, r.seconds)})\n${CLIENTS_NOTE}\n` +
           `start the server with: --data-dir ${o.dataDir} (the default SQLite backend)\n`,
       );

@@ -1,16 +1,17 @@
-// The data dir's side of a migration: the database file in it (DIR/state.db, as the server opens
-// it), its lock (the server's lock file: one process per database), and the checks a migration
-// makes before it reads or writes anything.
+// The source data dir of a migration to etcd: the database file in it (DIR/state.db, as the
+// server opens it), its lock (the server's lock file: one process per database), and the checks
+// made before anything is read. (The way back writes into a new data dir: new-store-dir.ts.)
 //
 // A server that holds the source dir keeps accepting writes; a copy made meanwhile is consistent
 // (one revision) but misses every write after it, and those writes are lost once clients move to
 // the new store. So the migration refuses a held dir, naming the server's pid; with --force it
 // copies the consistent state at one revision anyway (and says which revision).
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireLockFile, type LockFile } from '../../storage/sqlite/lock-file.js';
 import { isStorageError } from '../../storage/revisioned-store.js';
+import { assertFinished } from '../../storage/sqlite/unfinished-marker.js';
 import { MigrationError, errorText } from './migration-error.js';
 
 export const DATABASE_FILE = 'state.db';
@@ -38,6 +39,12 @@ export function lockSource(dir: string, force: boolean): { lock?: LockFile; live
     throw new MigrationError(`data dir ${dir} cannot be read: ${errorText(err)}`);
   }
   if (!st.isDirectory()) throw new MigrationError(`data dir ${dir} is not a directory`);
+  // A store a command has not finished writing is not one to copy.
+  try {
+    assertFinished(databasePath(dir));
+  } catch (err) {
+    throw new MigrationError(errorText(err));
+  }
   if (!existsSync(databasePath(dir))) throw new MigrationError(`data dir ${dir} holds no database (${DATABASE_FILE}): nothing to migrate`);
   try {
     return { lock: acquireLockFile(lockPath(dir)), live: false };
@@ -51,20 +58,3 @@ export function lockSource(dir: string, force: boolean): { lock?: LockFile; live
     );
   }
 }
-
-/** Checks that `dir` is empty or absent (a migration back writes a whole new store into it). */
-export function checkEmptyTarget(dir: string): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
-    throw new MigrationError(`data dir ${dir} cannot be read: ${errorText(err)}`);
-  }
-  if (entries.length) {
-    throw new MigrationError(`data dir ${dir} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}): migrate into a new, empty data dir`);
-  }
-}
-
-export const lockTarget = (dir: string): LockFile => acquireLockFile(lockPath(dir));

@@ -2,19 +2,26 @@
 // etcd revision, goes into a new database in an empty data dir with its stored bytes unchanged.
 // The new store's revisions start above that etcd revision and everything below its last one is
 // recorded as compacted (sqlite-import.ts), so old resourceVersions get 410 Gone and clients
-// re-list. The database is written under a temporary name, read back and compared key by key
-// with etcd at the same revision, and only then renamed to state.db; on any failure the data dir
-// is left as it was found (removed again if the migration created it).
+// re-list.
+//
+// Safe under kill -9 at any step: the data dir is marked unfinished before anything is written
+// (new-store-dir.ts; a server refuses it, naming this command), the database is written under a
+// temporary name, read back and compared key by key and by content digest with etcd at the same
+// revision, synced, renamed to state.db, and only then is the mark removed. Run again, the
+// command removes what the interrupted run left and completes. On a failure it reports, the
+// data dir is left as it was found (removed again if the migration created it).
 
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, rmdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { renameSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { claimNewStoreDir } from '../../storage/sqlite/new-store-dir.js';
+import { pausePoint } from '../../storage/sqlite/pause-point.js';
 import { createSqliteImport, type SqliteImport } from '../../storage/sqlite/sqlite-import.js';
 import { openSqliteExport, type SqliteExport } from '../../storage/sqlite/sqlite-export.js';
-import type { LockFile } from '../../storage/sqlite/lock-file.js';
-import { checkEmptyTarget, databasePath, lockTarget } from './data-dir.js';
+import { partialNameFor } from '../../storage/sqlite/snapshot-format.js';
+import { commandLine, fsyncPath, type UnfinishedMark } from '../../storage/sqlite/unfinished-marker.js';
 import { EtcdPrefix, type EtcdEndpoint } from './etcd-range.js';
 import { MigrationError, errorText } from './migration-error.js';
-import { exportPages } from './to-etcd.js';
+import { exportPages, pausedAfterFirst } from './to-etcd.js';
 import { compareStores } from './verify.js';
 
 export interface FromEtcdOptions {
@@ -28,29 +35,40 @@ export interface FromEtcdResult {
   sourceRevision: number;
   /** The new store's revision (and its compacted revision). */
   targetRevision: number;
+  /** The content digest both sides gave. */
+  sha256: string;
+  /** What an interrupted run had left in the data dir (removed first). */
+  cleaned?: UnfinishedMark;
   seconds: number;
 }
 
-const TEMP_NAME = '.state.db.migrating';
+/** The command line that does this migration, for the data dir's unfinished mark (absolute paths). */
+export function fromEtcdCommand(source: EtcdEndpoint, dir: string): string {
+  const tls = (flag: string, file: string | undefined): string[] => (file ? [flag, resolve(file)] : []);
+  return commandLine([
+    'platform-apiserver',
+    'migrate',
+    '--from-etcd-servers',
+    source.servers.join(','),
+    '--etcd-prefix',
+    source.prefix || '/',
+    ...tls('--etcd-cafile', source.caFile),
+    ...tls('--etcd-certfile', source.certFile),
+    ...tls('--etcd-keyfile', source.keyFile),
+    '--data-dir',
+    dir,
+  ]);
+}
 
 export async function migrateFromEtcd(opts: FromEtcdOptions): Promise<FromEtcdResult> {
   const started = performance.now();
   const dir = resolve(opts.dataDir);
-  checkEmptyTarget(dir);
-  /** The outermost directory this migration created (undefined: the dir existed). */
-  let created: string | undefined;
-  try {
-    created = mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    throw new MigrationError(`cannot create data dir ${dir}: ${errorText(err)}`);
-  }
-  const temp = join(dir, TEMP_NAME);
-  let lock: LockFile | undefined;
+  const target = claimNewStoreDir(dir, { command: fromEtcdCommand(opts.source, dir), doc: 'docs/migration.md' }, (m) => new MigrationError(m));
+  pausePoint('migrate-from-etcd:marked');
+  const temp = partialNameFor(target.dbPath);
   let source: EtcdPrefix | undefined;
   let out: SqliteImport | undefined;
-  let done = false;
   try {
-    lock = lockTarget(dir);
     source = new EtcdPrefix(opts.source);
     let revision = 0;
     const pages = source.pages(0, (r) => (revision = r));
@@ -58,60 +76,35 @@ export async function migrateFromEtcd(opts: FromEtcdOptions): Promise<FromEtcdRe
     if (first.done) throw new MigrationError(`etcd prefix ${opts.source.prefix}/ holds no objects (is --etcd-prefix right?); nothing was written`);
     out = createSqliteImport(temp, revision);
     out.add(first.value);
+    pausePoint('migrate-from-etcd:copying');
     for await (const page of pages) out.add(page);
     const objects = out.added;
     const targetRevision = out.finish();
-    await verify(temp, source, revision, objects);
-    renameSync(temp, databasePath(dir));
-    syncDir(dir);
-    done = true;
-    return { objects, sourceRevision: revision, targetRevision, seconds: (performance.now() - started) / 1000 };
+    const sha256 = await verify(temp, source, revision, objects);
+    fsyncPath(temp);
+    renameSync(temp, target.dbPath);
+    fsyncPath(dir);
+    pausePoint('migrate-from-etcd:renamed');
+    target.complete();
+    return { objects, sourceRevision: revision, targetRevision, sha256, cleaned: target.cleaned, seconds: (performance.now() - started) / 1000 };
   } catch (err) {
+    out?.abandon();
+    target.abandon();
     throw err instanceof MigrationError ? err : new MigrationError(errorText(err));
   } finally {
     source?.close();
-    if (!done) {
-      out?.abandon();
-      for (const f of [temp, `${temp}-wal`, `${temp}-shm`, `${temp}-journal`]) rmSync(f, { force: true });
-    }
-    lock?.release();
-    if (!done && created) removeCreatedDirs(dir, created);
   }
 }
 
-/** The new database, read back, against etcd at the revision it was copied from. */
-async function verify(path: string, source: EtcdPrefix, revision: number, expected: number): Promise<void> {
+/** The new database, read back, against etcd at the revision it was copied from: key by key, and by content digest. */
+async function verify(path: string, source: EtcdPrefix, revision: number, expected: number): Promise<string> {
   let copy: SqliteExport | undefined;
   try {
     copy = openSqliteExport(path);
-    const verdict = await compareStores(source.pages(revision), exportPages(copy), expected);
+    const verdict = await compareStores(pausedAfterFirst(source.pages(revision), 'migrate-from-etcd:verifying'), exportPages(copy), expected);
     if ('mismatch' in verdict) throw new MigrationError(`verification failed: ${verdict.mismatch}`);
+    return verdict.targetSha256;
   } finally {
     copy?.close();
-  }
-}
-
-/** The rename is durable once the directory is synced. */
-function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Removes the dirs this migration created, from `dir` up to `outermost`, each only if empty:
- * never anything someone else put there.
- */
-function removeCreatedDirs(dir: string, outermost: string): void {
-  for (let d = dir; ; d = dirname(d)) {
-    try {
-      rmdirSync(d);
-    } catch {
-      return; // Not empty or already gone: left as it is.
-    }
-    if (d === outermost || dirname(d) === d) return;
   }
 }

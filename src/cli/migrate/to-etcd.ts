@@ -8,10 +8,18 @@
 // resourceVersion from the old store gets 410 Gone and re-lists (rather than a replay of the
 // migration's writes, or a watch waiting for a revision etcd has not reached). On a failure after the first write,
 // what the migration wrote is removed again, and the message says what (if anything) is left.
+// Safe under kill -9 at any step: the prefix is marked unfinished in the transaction that finds
+// it empty, and the mark goes only in the last transaction, after verification and compaction
+// (etcd-claim.ts); a server refuses a marked prefix, naming this command, and the command run
+// again removes what the interrupted run wrote and completes.
 
 import { resolve } from 'node:path';
+import type { EtcdUnfinishedMark } from '../../storage/etcd/etcd-unfinished.js';
+import { pausePoint } from '../../storage/sqlite/pause-point.js';
 import { openSqliteExport, NotOurStoreError, type ExportedKey, type SqliteExport } from '../../storage/sqlite/sqlite-export.js';
+import { commandLine } from '../../storage/sqlite/unfinished-marker.js';
 import { databasePath, lockSource } from './data-dir.js';
+import { claimPrefix, type PrefixClaim } from './etcd-claim.js';
 import { EtcdPrefix, PAGE_SIZE, type EtcdEndpoint } from './etcd-range.js';
 import { advanceRevision, GuardedWriter, PADDING_KEY, removeWritten, type WriterLimits } from './etcd-writer.js';
 import { MigrationError, errorText } from './migration-error.js';
@@ -40,7 +48,32 @@ export interface ToEtcdResult {
   targetRevision: number;
   /** The source was held by a running server (--force). */
   live: boolean;
+  /** The content digest both sides gave. */
+  sha256: string;
+  /** What an interrupted migration into the prefix had left (removed first). */
+  cleaned?: { mark: EtcdUnfinishedMark; removed: number };
   seconds: number;
+}
+
+/** The command line that does this migration, for the prefix's unfinished mark (absolute paths). */
+export function toEtcdCommand(dir: string, o: ToEtcdOptions): string {
+  const t = o.target;
+  const tls = (flag: string, file: string | undefined): string[] => (file ? [flag, resolve(file)] : []);
+  return commandLine([
+    'platform-apiserver',
+    'migrate',
+    '--data-dir',
+    dir,
+    '--to-etcd-servers',
+    t.servers.join(','),
+    '--etcd-prefix',
+    t.prefix || '/',
+    ...tls('--etcd-cafile', t.caFile),
+    ...tls('--etcd-certfile', t.certFile),
+    ...tls('--etcd-keyfile', t.keyFile),
+    ...(o.force ? ['--force'] : []),
+    ...(o.advanceRevision === false ? ['--no-advance-revision'] : []),
+  ]);
 }
 
 /** The export's pages, in key order, bounded by PAGE_SIZE. */
@@ -68,18 +101,16 @@ export async function migrateToEtcd(opts: ToEtcdOptions): Promise<ToEtcdResult> 
     }
     const expected = source.count();
     target = new EtcdPrefix(opts.target);
-    const { count: existing, revision: emptyAt } = await target.count();
-    if (existing > 0) {
-      throw new MigrationError(`etcd prefix ${opts.target.prefix}/ already holds ${existing} key${existing === 1 ? '' : 's'}: migrate only into an empty prefix (another --etcd-prefix, or remove them first); nothing was written`);
-    }
+    const claim = await claimPrefix(target, toEtcdCommand(dir, opts));
     try {
       // Past every resourceVersion the old store handed out: then all of them are below the
       // compaction at the end (410 Gone, re-list), none is a "future" one a watch would wait for.
-      if (opts.advanceRevision ?? true) await advanceRevision(target, emptyAt, source.revision);
-      const targetRevision = await copyAndVerify(source, target, expected, opts);
-      return { objects: expected, sourceRevision: source.revision, targetRevision, live, seconds: (performance.now() - started) / 1000 };
+      if (opts.advanceRevision ?? true) await advanceRevision(target, claim.emptyAt, source.revision);
+      const { revision: targetRevision, sha256 } = await copyAndVerify(source, target, expected, opts);
+      await claim.complete();
+      return { objects: expected, sourceRevision: source.revision, targetRevision, live, sha256, cleaned: claim.cleaned, seconds: (performance.now() - started) / 1000 };
     } catch (err) {
-      throw await undo(err, target, emptyAt, source);
+      throw await undo(err, target, claim, source);
     }
   } finally {
     source?.close();
@@ -88,14 +119,16 @@ export async function migrateToEtcd(opts: ToEtcdOptions): Promise<ToEtcdResult> 
   }
 }
 
-async function copyAndVerify(source: SqliteExport, target: EtcdPrefix, expected: number, opts: ToEtcdOptions): Promise<number> {
+async function copyAndVerify(source: SqliteExport, target: EtcdPrefix, expected: number, opts: ToEtcdOptions): Promise<{ revision: number; sha256: string }> {
   const writer = new GuardedWriter(target, opts.limits);
   try {
+    let pages = 0;
     for (const page of exportPages(source)) {
       for (const kv of page) {
         if (!kv.key.startsWith(`${target.keys.root}/`)) throw new MigrationError(`key ${kv.key} is outside ${target.keys.root}/: not an object of this server`);
         await writer.add(kv.key, kv.value);
       }
+      if (++pages === 1) pausePoint('migrate-to-etcd:copying');
     }
     await writer.flush();
   } catch (err) {
@@ -105,27 +138,42 @@ async function copyAndVerify(source: SqliteExport, target: EtcdPrefix, expected:
   }
   await opts.afterCopy?.(target);
   let revision = 0;
-  const verdict = await compareStores(exportPages(source), target.pages(0, (r) => (revision = r)), expected);
+  const verdict = await compareStores(exportPages(source), pausedAfterFirst(target.pages(0, (r) => (revision = r)), 'migrate-to-etcd:verifying'), expected);
   if ('mismatch' in verdict) throw new MigrationError(`verification failed: ${verdict.mismatch}`);
   // Old resourceVersions below this revision now get 410 Gone from a watch (re-list), never a replay.
   await target.compact(revision);
-  return revision;
+  pausePoint('migrate-to-etcd:compacted');
+  return { revision, sha256: verdict.targetSha256 };
+}
+
+/** The pages, with the pause point `step` once the first has been read (tests stop a verification midway there). */
+export async function* pausedAfterFirst<T>(pages: AsyncIterable<T>, step: string): AsyncGenerator<T> {
+  let first = true;
+  for await (const page of pages) {
+    yield page;
+    if (first) pausePoint(step);
+    first = false;
+  }
 }
 
 /** After a failure: removes what was written; the error says what is left, if anything. */
-async function undo(err: unknown, target: EtcdPrefix, emptyAt: number, source: SqliteExport): Promise<MigrationError> {
+async function undo(err: unknown, target: EtcdPrefix, claim: PrefixClaim, source: SqliteExport): Promise<MigrationError> {
   const why = errorText(err);
+  const emptyAt = claim.emptyAt;
   // A failure while advancing the revision may leave the scratch key behind (outside the prefix).
   await target.client.kv.deleteRange({ key: Buffer.from(PADDING_KEY) }).catch(() => undefined);
   try {
     const c = await removeWritten(target, emptyAt, (key) => source.get(key));
+    // What is left (if anything) is someone else's: the prefix is no longer this migration's to mark.
+    await claim.abandon();
     if (c.left === 0) return new MigrationError(`${why}; the etcd prefix was left as it was found (${c.removed} key${c.removed === 1 ? '' : 's'} written and removed again)`);
     return new MigrationError(
       `${why}; ${c.removed} key${c.removed === 1 ? '' : 's'} written and removed again, but ${c.left} key${c.left === 1 ? '' : 's'} remain under ${target.endpoint.prefix}/ (e.g. ${c.examples.join(', ')}): changed since this migration wrote them, or written by something else`,
     );
   } catch (cleanupErr) {
     return new MigrationError(
-      `${why}; removing what was written also failed (${errorText(cleanupErr)}): keys under ${target.endpoint.prefix}/ created after etcd revision ${emptyAt} are this migration's; remove them with \`etcdctl del --prefix ${target.endpoint.prefix}/\` once etcd answers`,
+      `${why}; removing what was written also failed (${errorText(cleanupErr)}): keys under ${target.endpoint.prefix}/ created after etcd revision ${emptyAt} are this migration's, ` +
+        `and the prefix stays marked unfinished (no server serves it); once etcd answers, run the same command again (it removes them first) or remove them with \`etcdctl del --prefix ${target.endpoint.prefix}/\``,
     );
   }
 }

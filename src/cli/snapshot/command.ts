@@ -23,12 +23,6 @@ const processIO: SnapshotIO = { stdout: (t) => void process.stdout.write(t), std
 /** A usage mistake found after parsing (commander reports its own as it parses). */
 class UsageError extends Error {}
 
-/**
- * Test hook (crash tests): stall this long once the copy is on disk and before it is finished,
- * so a test can kill the save mid-way. Says so on stderr first.
- */
-const STALL_ENV = 'PLATFORM_APISERVER_TEST_SNAPSHOT_STALL_MS';
-
 const nonNegative = (v: string): number => {
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
@@ -47,15 +41,6 @@ function dirOptions(cmd: Command): Command {
   return cmd.option('--snapshot-dir <dir>', 'the snapshot directory').option('--data-dir <dir>', "the server's data dir: its snapshots are in DATA_DIR/snapshots (default: ./data)");
 }
 
-function stallForTests(io: SnapshotIO): ((partial: string) => void) | undefined {
-  const ms = Number(process.env[STALL_ENV] ?? 0);
-  if (!ms) return undefined;
-  return (partial) => {
-    io.stderr(`snapshot copy written to ${partial}; stalling ${ms} ms\n`);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-  };
-}
-
 /** The `snapshot` command line (runSnapshot parses with it; scripts/gen-flags-doc.ts documents it). */
 export function snapshotCommand(io: SnapshotIO = processIO, done: (code: number) => void = () => undefined): Command {
   const program = new Command('platform-apiserver snapshot')
@@ -70,18 +55,20 @@ export function snapshotCommand(io: SnapshotIO = processIO, done: (code: number)
     .option('--data-dir <dir>', "the server's data dir (its store is DATA_DIR/state.db)", './data')
     .action(async (file: string, o: { dataDir: string }) => {
       yieldToServer();
-      const saved = await saveSnapshot({ dbPath: join(resolve(o.dataDir), SQLITE_FILE_NAME), file, afterCopy: stallForTests(io) });
-      io.stdout(`Snapshot saved at ${saved.file} (revision ${saved.revision}, ${humanSize(saved.sizeBytes)})\n`);
+      const saved = await saveSnapshot({ dbPath: join(resolve(o.dataDir), SQLITE_FILE_NAME), file });
+      io.stdout(`Snapshot saved at ${saved.file} (revision ${saved.revision}, ${humanSize(saved.sizeBytes)}, sha256 ${saved.sha256})\n`);
       done(0);
     });
 
   program
     .command('status')
-    .description('check a snapshot (format, integrity) and show its revision, objects per resource and size')
+    .description('check a snapshot (its SHA-256, format, integrity) and show its revision, objects per resource, size and free pages')
     .argument('<file>', 'the snapshot')
     .addOption(outputOption())
     .action((file: string, o: { output: OutputFormat }) => {
-      io.stdout(renderStatus(inspectSnapshot(file), o.output));
+      const status = inspectSnapshot(file);
+      if (status.checksum === 'none') io.stderr(`platform-apiserver snapshot status: warning: ${status.file} is a format-${status.formatVersion} snapshot, which carries no checksum: an edit to its contents cannot be detected\n`);
+      io.stdout(renderStatus(status, o.output));
       done(0);
     });
 
@@ -91,10 +78,14 @@ export function snapshotCommand(io: SnapshotIO = processIO, done: (code: number)
     .argument('<file>', 'the snapshot')
     .requiredOption('--data-dir <dir>', 'the new data dir (must not exist, or be empty)')
     .option('--bump-revision <n>', "how far past the snapshot's revision the restored store's revision starts; everything at or below it is compacted (clients from before re-list)", nonNegative, DEFAULT_BUMP_REVISION)
-    .action((file: string, o: { dataDir: string; bumpRevision: number }) => {
-      const r = restoreSnapshot({ file, dataDir: o.dataDir, bumpRevision: o.bumpRevision });
+    .option('--skip-hash-check', "restore without checking the snapshot's SHA-256 (a format-1 snapshot has none; SQLite's integrity check still runs)", false)
+    .action((file: string, o: { dataDir: string; bumpRevision: number; skipHashCheck: boolean }) => {
+      if (o.skipHashCheck) io.stderr(`platform-apiserver snapshot restore: warning: --skip-hash-check: the snapshot's checksum is not checked; an edited file is restored as it is\n`);
+      const r = restoreSnapshot({ file, dataDir: o.dataDir, bumpRevision: o.bumpRevision, skipHashCheck: o.skipHashCheck });
+      if (r.cleaned) io.stderr(`platform-apiserver snapshot restore: removed what an interrupted \`${r.cleaned.command}\` (pid ${r.cleaned.pid}, started ${r.cleaned.startedAt}) left in ${resolve(o.dataDir)}\n`);
       io.stdout(
-        `Restored ${r.snapshot.totalObjects} objects at revision ${r.snapshot.revision} into ${r.dbPath}; the store starts at revision ${r.revision}, compacted up to it.\n` +
+        `Restored ${r.snapshot.totalObjects} objects at revision ${r.snapshot.revision} into ${r.dbPath}; the store starts at revision ${r.revision}, compacted up to it; ` +
+          `its objects verified against the snapshot (content sha256 ${r.contentSha256}).\n` +
           `Start the server with --data-dir ${resolve(o.dataDir)}\n`,
       );
       done(0);

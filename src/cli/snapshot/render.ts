@@ -25,17 +25,40 @@ export function humanSize(bytes: number): string {
   return u === 0 ? `${bytes} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
+/** What the SHA256 line and field say: the checked sum, or why there is none. */
+const checksumText = (s: SnapshotStatus): string => (s.checksum === 'ok' ? `${s.sha256} (checked)` : s.checksum === 'none' ? `none (format ${s.formatVersion} has no checksum)` : 'not checked (--skip-hash-check)');
+
 export function renderStatus(s: SnapshotStatus, format: OutputFormat): string {
   if (format === 'json') {
-    const { file, revision, compactedRevision, totalObjects, sizeBytes, formatVersion, schemaVersion, createdAt, integrity, resources } = s;
-    return `${JSON.stringify({ file, revision, compactedRevision, totalObjects, totalSize: sizeBytes, formatVersion, schemaVersion, createdAt, integrity, resources })}\n`;
+    const { file, revision, compactedRevision, totalObjects, sizeBytes, freePages, freeBytes, formatVersion, schemaVersion, createdAt, integrity, checksum, resources } = s;
+    return `${JSON.stringify({
+      file,
+      revision,
+      compactedRevision,
+      totalObjects,
+      totalSize: sizeBytes,
+      freePages,
+      freeSize: freeBytes,
+      formatVersion,
+      schemaVersion,
+      createdAt,
+      integrity,
+      checksum,
+      sha256: s.sha256 ?? null,
+      contentSha256: s.contentSha256 ?? null,
+      resources,
+    })}\n`;
   }
   const head = columns([
-    ['REVISION', 'COMPACTED', 'OBJECTS', 'SIZE', 'FORMAT', 'CREATED', 'INTEGRITY'],
-    [String(s.revision), String(s.compactedRevision), String(s.totalObjects), humanSize(s.sizeBytes), String(s.formatVersion), s.createdAt, s.integrity],
+    ['REVISION', 'COMPACTED', 'OBJECTS', 'SIZE', 'FREE', 'FORMAT', 'CREATED', 'INTEGRITY'],
+    [String(s.revision), String(s.compactedRevision), String(s.totalObjects), humanSize(s.sizeBytes), humanSize(s.freeBytes), String(s.formatVersion), s.createdAt, s.integrity],
+  ]);
+  const sums = columns([
+    ['SHA256', checksumText(s)],
+    ['CONTENT SHA256', s.contentSha256 ?? 'none (not recorded before format 2)'],
   ]);
   const perResource = columns([['RESOURCE', 'OBJECTS'], ...s.resources.map((r) => [r.resource, String(r.objects)])]);
-  return `${head}\n${perResource}`;
+  return `${head}\n${sums}\n${perResource}`;
 }
 
 export function renderList(list: readonly ListedSnapshot[], format: OutputFormat): string {

@@ -1,13 +1,14 @@
 // The one place a failed request's error becomes its answer: a StatusError is sent as its
 // Status (the transport's refusals of a body too large or short are StatusErrors too); a client
-// that went away gets its 400; any other error is logged once, with its stack, and answered 500
-// without it.
+// that went away gets its 400 if it can still read it (and nothing is logged but at debug level);
+// any other error is logged once, with its stack, and answered 500 without it.
 
 import type { HttpReply, HttpRequest } from '../transport/exchange.js';
 import type { Logger } from '../../apimachinery/request-context.js';
 import { badRequest, internal, isStatusError, type Status, type StatusError } from '../../apimachinery/status-error.js';
 import { isPretty, parseGoQuery } from './query-values.js';
 import { writeStatus } from './response-writer.js';
+import { responseClosed } from '../transport/response-closed.js';
 
 /** What Node fails a request's read with when its client goes away. */
 interface ClientError {
@@ -28,11 +29,15 @@ export function toStatus(err: unknown, logger: Logger): Status {
   return internal('an unexpected error occurred; see the server log').status;
 }
 
-/** Answers a failed request with its Status (once: a request already answered is left alone). */
+/**
+ * Answers a failed request with its Status (once: a request already answered is left alone, and
+ * one whose client has gone has no one to answer: Node refuses a write to a reset HTTP/2 stream).
+ */
 export function renderError(req: HttpRequest, reply: HttpReply, err: unknown, logger: Logger): void {
   const status = toStatus(err, logger);
-  // Already answered (a request that timed out, then failed): nothing more to say.
-  if (reply.sent) return;
+  // Already answered (a request that timed out, then failed), or its client gone (a reset
+  // upload): nothing more to say.
+  if (reply.sent || responseClosed(reply.raw)) return;
   // The rest of a refused body may still be in flight: do not reuse this connection. HTTP/2
   // has no such header (Node warns about it): the stream alone ends.
   if (req.raw.httpVersionMajor !== 1) reply.removeHeader('connection');

@@ -8,12 +8,12 @@ import { lowerSocketHighWaterMark, WATCH_SOCKET_HIGH_WATER_MARK, WatchStream, ty
 
 class FakeResponse extends EventEmitter {
   readonly lines: string[] = [];
-  writableNeedDrain = false;
+  behind = false;
   writableEnded = false;
   destroyed = false;
   write(chunk: string | Buffer): boolean {
     this.lines.push(String(chunk));
-    return !this.writableNeedDrain;
+    return !this.behind;
   }
   end(): void {
     this.writableEnded = true;
@@ -91,10 +91,10 @@ describe('WatchStream', () => {
 
   test('a full response pauses the watch until drain, then resumes it', () => {
     const { res, watch, sink } = setUp();
-    res.writableNeedDrain = true;
+    res.behind = true;
     assert.equal(sink.next({ type: 'ADDED', object: obj('a') }), false);
     assert.equal(watch.resumed, 0);
-    res.writableNeedDrain = false;
+    res.behind = false;
     res.emit('drain');
     assert.equal(watch.resumed, 1);
     mock.timers.tick(120_000);
@@ -103,7 +103,7 @@ describe('WatchStream', () => {
 
   test('a client that takes nothing for a minute is cut off and the watch stopped', () => {
     const { res, watch, sink } = setUp();
-    res.writableNeedDrain = true;
+    res.behind = true;
     sink.next({ type: 'ADDED', object: obj('a') });
     mock.timers.tick(59_999);
     assert.equal(res.destroyed, false);
@@ -174,10 +174,10 @@ describe('WatchStream', () => {
   test("an idle watch listens for 'drain' only while paused", () => {
     const { res, sink } = setUp();
     assert.equal(res.listenerCount('drain'), 0);
-    res.writableNeedDrain = true;
+    res.behind = true;
     sink.next({ type: 'ADDED', object: obj('a') });
     assert.equal(res.listenerCount('drain'), 1);
-    res.writableNeedDrain = false;
+    res.behind = false;
     res.emit('drain');
     assert.equal(res.listenerCount('drain'), 0);
     assert.equal(res.listenerCount('close'), 1);

@@ -15,12 +15,19 @@ const STUCK_CLIENT_MS = 60_000;
 /** Often enough to keep clients with a 30 s inactivity timeout (client-node) alive. */
 const BOOKMARK_INTERVAL_MS = 15_000;
 
-/** What the stream needs of a response (HTTP/1.1 and HTTP/2 compatibility responses both fit). */
+/**
+ * What the stream needs of a response (HTTP/1.1 and HTTP/2 compatibility responses both fit).
+ * Whether the client keeps up is what write() returns: false once the response's buffer is past
+ * its mark (HTTP/1.1: the socket's, lowered for the watch; HTTP/2: the stream's, whose bytes
+ * leave only as the client's flow-control window lets them), then 'drain' once it has emptied.
+ * (`writableNeedDrain` says the same on HTTP/1.1, but the HTTP/2 compatibility response has no
+ * such property: read as false, a watch there never paused and queued everything for a client
+ * that read nothing.)
+ */
 export interface WatchResponse {
   write(chunk: string | Buffer): boolean;
   end(): unknown;
   destroy(): unknown;
-  readonly writableNeedDrain: boolean;
   readonly writableEnded: boolean;
   /** HTTP/1.1: over; HTTP/2 has only its stream's (response-closed.ts). */
   readonly closed?: boolean;
@@ -186,8 +193,7 @@ export class WatchStream extends DeadlineEntry {
       this.res.cork();
       if (corked.push(this) === 1) process.nextTick(uncorkAll);
     }
-    this.res.write(chunk);
-    if (!this.res.writableNeedDrain) return true;
+    if (this.res.write(chunk)) return true;
     // Paused, the watch's own bounded queue ends it if the client stays behind; a client that
     // takes nothing at all for a minute is cut off (it re-lists), as kube-apiserver ends
     // watchers that cannot keep up.

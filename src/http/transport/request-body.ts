@@ -4,7 +4,9 @@
 // Which requests have one: POST, PUT, PATCH, DELETE, OPTIONS and QUERY, unless they declare
 // none (no Content-Type, no Transfer-Encoding, no or a zero Content-Length); every other method's
 // body is left unread (kube's handlers read none for them). Past the limit the request is
-// answered 413 (a Content-Length that says so is refused before any byte is read); a body that
+// answered 413 (a Content-Length that says so is refused before any byte is read) and the rest
+// of the body is read and dropped while the answer goes out (server.ts closes the HTTP/1.1
+// connection with a lingering close, lingering-close.ts, so that the client reads it); a body that
 // ends short of its Content-Length is a 400; a client that goes away mid-body fails the read
 // with ECONNRESET, which the error renderer treats as the client's doing. How long a body may take
 // is the connection guard's business (connection-guard.ts answers a late one 504).
@@ -30,7 +32,12 @@ const clientAborted = (): Error => Object.assign(new Error('aborted'), { code: '
 /** Reads the body; calls `done` once, with the bytes or with why there are none. */
 export function readBody(req: IncomingMessage, limit: number, done: (err: Error | undefined, body: Buffer | undefined) => void): void {
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) return done(tooLarge(limit), undefined);
+  if (declared > limit) {
+    // Refused unread, at once; what the client still sends is dropped (on HTTP/1.1, until the
+    // connection's lingering close: the client must be able to finish writing to read the 413).
+    req.resume();
+    return done(tooLarge(limit), undefined);
+  }
   const chunks: Buffer[] = [];
   let received = 0;
   let over = false;

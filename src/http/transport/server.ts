@@ -7,11 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
-import type { Socket } from 'node:net';
+import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2Session, type ServerHttp2Session } from 'node:http2';
 import type { SecureContextOptions, SecureVersion, TLSSocket } from 'node:tls';
 import { emptyRequestInfo, type Logger, type RequestInfo } from '../../apimachinery/request-context.js';
-import { badRequest, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
+import { isStatusError, requestHeaderFieldsTooLarge, serviceUnavailable } from '../../apimachinery/status-error.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Authorizer } from '../../auth/authorizer.js';
 import type { AuditLog } from '../filters/audit-log.js';
@@ -31,6 +30,9 @@ import { responseClosed } from './response-closed.js';
 import { RequestLogger } from '../filters/request-logger.js';
 import { EventLoopLag } from './event-loop-lag.js';
 import { HttpReply, HttpRequest } from './exchange.js';
+import { HandlerLimit, START_NEXT_TURN, START_NOW } from './handler-limit.js';
+import { closeLingering } from './lingering-close.js';
+import { answerMalformedRequests } from './malformed-requests.js';
 import { hasBody, readBody } from './request-body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -39,6 +41,13 @@ const SOCKET_HIGH_WATER_MARK = 8 * 1024 * 1024;
 /** How long a stopping server waits for its watches' last bytes to leave. */
 const STREAM_END_GRACE_MS = 5000;
 const HTTP2_MAX_STREAMS = 1000;
+/**
+ * Requests one HTTP/2 connection may have in the request path at once (handler-limit.ts): its
+ * open streams, and as many again whose client reset them while they were being served.
+ */
+const HTTP2_MAX_HANDLERS = 2 * HTTP2_MAX_STREAMS;
+/** Requests one HTTP/2 connection starts at once per turn of the event loop; the rest wait a turn (handler-limit.ts). */
+const HTTP2_STARTS_PER_TURN = 100;
 /** Open connections at most; past it new ones are closed at once (file descriptors are finite). */
 const MAX_CONNECTIONS = 10_000;
 /** Request headers at most: kube-apiserver's MaxHeaderBytes (Go's DefaultMaxHeaderBytes, 1 MiB). */
@@ -85,6 +94,8 @@ export interface ApiServerOptions {
   observer?: RequestObserver;
   /** Go's IdleTimeout (connection-guard.ts; default 90 s, as kube's); tests shorten it. */
   idleTimeoutMs?: number;
+  /** Go's ReadHeaderTimeout, which bounds the TLS handshake too (connection-guard.ts; default 32 s, as kube's). */
+  readHeaderTimeoutMs?: number;
 }
 
 export const DEFAULT_LIMITS: InflightLimits = { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 };
@@ -168,8 +179,14 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     streams.delete(this);
   };
 
-  /** One request down the request path, its body (if any) already read. Never rejects. */
-  async function handle(req: HttpRequest, reply: HttpReply): Promise<void> {
+  /** HTTP/2 requests in the request path per connection (handler-limit.ts). */
+  const handlers = new HandlerLimit(HTTP2_MAX_HANDLERS, HTTP2_STARTS_PER_TURN);
+
+  /**
+   * One request down the request path, its body (if any) already read. Never rejects. `session`:
+   * the HTTP/2 connection it counts against (handler-limit.ts) until it is over.
+   */
+  async function handle(req: HttpRequest, reply: HttpReply, session: Http2Session | undefined): Promise<void> {
     const raw = req.raw;
     const res = reply.raw;
     try {
@@ -211,11 +228,17 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       if (!reply.sent && !res.headersSent && !raw.aborted && !raw.socket?.destroyed) reply.send();
     } catch (err) {
       failed(reply, err);
+    } finally {
+      if (session) handlers.over(session);
     }
   }
 
-  /** The request path's last resort: an error escaped the renderer (a header Node refuses, ...). */
+  /**
+   * The request path's last resort: an error escaped the renderer (a header Node refuses, ...).
+   * A response whose client has gone is no server error (a write to it fails): quiet, as in Go.
+   */
   const failed = (reply: HttpReply, err: unknown): void => {
+    if (responseClosed(reply.raw)) return void opts.logger.debug({ err }, 'the client went away while its request was answered');
     opts.logger.error({ err }, 'internal error while answering a request');
     if (!reply.raw.headersSent) reply.raw.destroy();
   };
@@ -224,23 +247,47 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const req = new HttpRequest(raw);
     const reply = new HttpReply(res, req, performance.now(), observedBody);
     if (stopping) return answerStopping(req, reply);
+    if (raw.httpVersionMajor !== 2) return serve(req, reply, undefined);
+    const session = (raw as unknown as Http2ServerRequest).stream.session;
+    // Its connection already ended (a flood the connection guard cut): nothing to serve.
+    if (!session) return;
+    const start = handlers.start(session);
+    if (start === START_NOW) return serve(req, reply, session);
+    // Past the connection's share of this turn: in the next, unless its client reset it meanwhile.
+    if (start === START_NEXT_TURN) setImmediate(serveLater, req, reply, session);
+    // REFUSED: the connection is ended (GOAWAY), this stream with it.
+  };
+
+  const serveLater = (req: HttpRequest, reply: HttpReply, session: Http2Session): void => {
+    if (responseClosed(reply.raw)) handlers.over(session);
+    else serve(req, reply, session);
+  };
+
+  /** A request's body is read (if it has one), then it goes down the request path. */
+  const serve = (req: HttpRequest, reply: HttpReply, session: Http2Session | undefined): void => {
+    const raw = req.raw;
     // kube authenticates and authorizes first and has the handler refuse a media type it cannot
     // parse (415 in its words); the handlers read only the part before `;`, so a malformed header
     // (`;;;`, `json`) is swapped for a well-formed one no handler takes, and fails the same way.
     const ct = raw.headers['content-type'];
     if (ct !== undefined && ct !== '' && !wellFormedMediaType(ct)) raw.headers['content-type'] = UNPARSEABLE_MEDIA_TYPE;
-    if (!hasBody(raw)) return void handle(req, reply);
+    if (!hasBody(raw)) return void handle(req, reply, session);
     readBody(raw, maxBody, (err, body) => {
       // A body refused (too large, short, its client gone) is answered before the request path
       // runs: neither authenticated nor audited, as Go's server refuses it before kube's handlers.
       if (!err) {
         req.body = body;
-        return void handle(req, reply);
+        return void handle(req, reply, session);
       }
       try {
+        // A body refused as too large may still be arriving: the HTTP/1.1 connection closes
+        // only once its client has read the 413 (lingering-close.ts).
+        if (raw.httpVersionMajor === 1 && isStatusError(err) && err.status.code === 413) closeLingering(raw.socket);
         renderError(req, reply, err, opts.logger);
       } catch (e) {
         failed(reply, e);
+      } finally {
+        if (session) handlers.over(session);
       }
     });
   };
@@ -257,7 +304,7 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS, maxHeaderListSize: HTTP2_NODE_HEADER_LIST_BYTES, maxFrameSize: HTTP2_MAX_FRAME_BYTES },
       maxHeaderListPairs: Math.ceil(HTTP2_NODE_HEADER_LIST_BYTES / 32),
       // A TLS handshake not done by then is dropped (the first headers are due as soon).
-      handshakeTimeout: HEADERS_TIMEOUT_MS,
+      handshakeTimeout: opts.readHeaderTimeoutMs ?? HEADERS_TIMEOUT_MS,
       ...contextOptions(opts.tls),
       ...(opts.tls.clientCAPem ? { requestCert: true, rejectUnauthorized: false } : {}),
     },
@@ -267,15 +314,9 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
   // silence, so it would end a connection whose only stream is a quiet watch. Go's HTTP/2
   // IdleTimeout counts only time without an open stream; connection-guard.ts applies that rule.
   server.setTimeout(0);
-  // Malformed HTTP never reaches the request path; answer it as a Status too, and drop the
-  // connection. A request head past HTTP1_MAX_HEAD_BYTES is a 431, as Go answers it.
-  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = (tooLarge ? requestHeaderFieldsTooLarge() : badRequest('malformed HTTP request')).status;
-    const body = JSON.stringify(status);
-    if (socket.writable) socket.end(`HTTP/1.1 ${status.code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    else socket.destroy();
-  });
+  const guard = guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs, headersTimeoutMs: opts.readHeaderTimeoutMs });
+  // Malformed HTTP/1.1 is answered with a Status, after the requests before it (malformed-requests.ts).
+  answerMalformedRequests(server, guard);
   // Node 20 pauses a keep-alive connection's HTTP parser when the next request arrives while
   // the previous response is still draining, and a TLS socket may then hand the parser more
   // bytes: the request fails with HPE_PAUSED and the client sees a reset. A response smaller
@@ -288,7 +329,6 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
     const state = (socket as unknown as { _writableState?: { highWaterMark: number } })._writableState;
     if (state && state.highWaterMark < SOCKET_HIGH_WATER_MARK) state.highWaterMark = SOCKET_HIGH_WATER_MARK;
   });
-  guardConnections(server, { bodyTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, idleTimeoutMs: opts.idleTimeoutMs });
   // HTTP/1.1 connections read the server's own limit (Node's default is 16 KiB; no constructor
   // option reaches the HTTP/1.1 side of an HTTP/2 server). The header deadline still applies.
   (server as unknown as { maxHeaderSize: number }).maxHeaderSize = HTTP1_MAX_HEAD_BYTES;
@@ -326,8 +366,11 @@ export function createApiServer(opts: ApiServerOptions): ApiServer {
       for (const session of sessions) session.close();
       stopping = true;
       // No new connections; idle HTTP/1.1 ones are closed now, the others once their requests
-      // are answered (a request arriving on one meanwhile gets 503 and Connection: close).
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // are answered (a request arriving on one meanwhile gets 503 and Connection: close), and
+      // those still in their TLS handshake at once.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      guard.shutdown();
+      await closed;
     },
   };
 }

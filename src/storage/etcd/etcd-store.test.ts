@@ -46,6 +46,38 @@ if (haveEtcd) {
       }
     });
 
+    test('a prefix marked unfinished serves nothing, reads or writes, until the mark goes; refuseUnfinished names the command', async () => {
+      const c = await etcd();
+      const prefix = `/unfinished-${process.pid}`;
+      const mark = { command: 'platform-apiserver migrate --data-dir /d --to-etcd-servers http://e:2379 --etcd-prefix ' + prefix, pid: 7, host: 'h', startedAt: 't' };
+      const store = new EtcdStore({ servers: [c.members[0]!.clientUrl], prefix });
+      try {
+        await store.client.put(`platform-apiserver/unfinished${prefix}`).value(JSON.stringify(mark));
+        await assert.rejects(store.refuseUnfinished(), new RegExp(`^UnfinishedPrefixError: etcd prefix ${prefix}/ holds an unfinished store: \`platform-apiserver migrate .*\` \\(pid 7 on h, started t\\) did not finish`));
+        for (const call of [() => store.list('/registry/g.io/things/'), () => store.get('/registry/g.io/things/a'), () => store.count('/registry/g.io/'), () => store.optimisticPut('/registry/g.io/things/a', enc('x'), 0)]) {
+          await assert.rejects(call(), (err: unknown) => isStorageError(err, 'Unavailable') && /holds an unfinished store/.test((err as Error).message));
+        }
+        assert.equal(await store.client.get(`${prefix}/g.io/things/a`).string(), null, 'nothing was written');
+        await store.client.delete().key(`platform-apiserver/unfinished${prefix}`);
+        await store.refuseUnfinished();
+        await store.optimisticPut('/registry/g.io/things/a', enc('x'), 0);
+        assert.equal((await store.list('/registry/g.io/things/')).kvs.length, 1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("size() is etcd's database size and the part in use, from a member's Status", async () => {
+      const store = await freshStore();
+      try {
+        await store.optimisticPut('/g.io/things/a', enc('x'.repeat(10_000)), 0);
+        const { sizeBytes, inUseBytes } = await store.size();
+        assert.ok(sizeBytes > 10_000 && inUseBytes > 0 && inUseBytes <= sizeBytes, `${inUseBytes} of ${sizeBytes}`);
+      } finally {
+        await store.close();
+      }
+    });
+
     test('keys live under the prefix in kube\'s layout', async () => {
       const c = await etcd();
       const store = new EtcdStore({ servers: [c.members[0]!.clientUrl], prefix: `/layout-${process.pid}` });

@@ -7,12 +7,16 @@
 // writes never wait for a watch to be created), and a linearizable answer below it, to a
 // request sent after it was seen, proves etcd's history went backwards (restored from an older
 // snapshot): every watch then ends with HistoryRewound and the caches re-list.
+// A prefix a migration has not finished filling (etcd-unfinished.ts) is never served: until etcd
+// has once shown no such mark, every object request checks for it first and fails Unavailable,
+// naming the command to run.
 
 import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
 import { connectEtcd, transportFailure, type EtcdConnectionOptions } from './etcd-client.js';
 import { toStorageError } from './etcd-errors.js';
 import { EtcdKeySpace } from './etcd-keys.js';
 import { EtcdWatch, kvOf } from './etcd-watch.js';
+import { UnfinishedGuard, type EtcdUnfinishedMark } from './etcd-unfinished.js';
 import { earlyProgressAnswers, oldestVersion } from './etcd-version.js';
 import { mayHaveBeenApplied, outcomeUnknown, sameBytes } from './etcd-write-outcome.js';
 import {
@@ -71,12 +75,15 @@ export class EtcdStore implements RevisionedStore {
   private readonly readAttempts: number;
   private closed = false;
   private readonly counters: EtcdStoreStats = { ranges: 0, txns: 0, revisionReads: 0, watchesOpened: 0 };
+  /** Refuses the prefix while a migration into it has not finished (etcd-unfinished.ts). */
+  private readonly guard: UnfinishedGuard;
 
   constructor(opts: EtcdStoreOptions) {
     this.client = connectEtcd(opts);
     this.keys = new EtcdKeySpace(opts.root ?? '/registry', opts.prefix ?? '/registry');
     this.maxValueBytes = opts.maxValueBytes ?? 8 * 1024 * 1024;
     this.readAttempts = Math.max(1, opts.servers.length);
+    this.guard = new UnfinishedGuard(this.client, this.keys.prefix);
   }
 
   /** The highest revision etcd has shown this store. */
@@ -93,7 +100,24 @@ export class EtcdStore implements RevisionedStore {
     return { ...this.counters };
   }
 
+  /** etcd's database size (dbSize) and the part in use (dbSizeInUse), from a member's Status, asked with a one-second deadline (as kube's storage monitor). */
+  async size(): Promise<{ sizeBytes: number; inUseBytes: number }> {
+    const s = await this.client.maintenance.status({ deadline: Date.now() + 1000 });
+    return { sizeBytes: Number(s.dbSize), inUseBytes: Number(s.dbSizeInUse) };
+  }
+
+  /** The unfinished mark on this store's prefix, if a migration into it has not finished. */
+  unfinishedMark(): Promise<EtcdUnfinishedMark | undefined> {
+    return this.guard.mark();
+  }
+
+  /** At start: throws (one line naming the command to run) when etcd says the prefix is unfinished; see UnfinishedGuard. */
+  refuseUnfinished(waitMs?: number): Promise<void> {
+    return this.guard.refuseAtStart(waitMs);
+  }
+
   async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
+    await this.guard.assertFinished();
     const res = await this.range({ key: this.keys.toEtcd(key), revision: opts.revision || 0 }, key);
     const kv = res.kvs[0];
     // etcd's header carries its current revision even for a read at a past one.
@@ -102,6 +126,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    await this.guard.assertFinished();
     const { key, rangeEnd } = this.keys.range(prefix);
     const start = opts.startAfter !== undefined && opts.startAfter >= prefix ? Buffer.concat([this.keys.toEtcd(opts.startAfter), Buffer.from([0])]) : key;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
@@ -114,6 +139,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async count(prefix: string): Promise<number> {
+    await this.guard.assertFinished();
     const { key, rangeEnd } = this.keys.range(prefix);
     const res = await this.range({ key, range_end: rangeEnd, count_only: true }, prefix);
     return Number(res.count);
@@ -123,6 +149,7 @@ export class EtcdStore implements RevisionedStore {
     if (value.byteLength > this.maxValueBytes) {
       throw new StorageError('ValueTooLarge', `value of ${value.byteLength} bytes exceeds the limit of ${this.maxValueBytes}`, key);
     }
+    await this.guard.assertFinished();
     const k = this.keys.toEtcd(key);
     // An update asks for the previous value only for its create revision; a create has none
     // (the key did not exist), so it sends the bare put kube's create sends.
@@ -150,6 +177,7 @@ export class EtcdStore implements RevisionedStore {
   }
 
   async optimisticDelete(key: string, expectedModRevision: number): Promise<DeleteResult> {
+    await this.guard.assertFinished();
     const k = this.keys.toEtcd(key);
     // mod_revision 0 would mean "absent": deleting an absent key is KeyNotFound either way.
     // A delete whose answer was lost cannot be told from someone else's: it is answered as a

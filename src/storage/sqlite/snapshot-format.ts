@@ -1,6 +1,8 @@
 // What makes a file a platform-apiserver snapshot: a SQLite database (the store's own tables, as
 // of one revision) whose header carries our application id and whose `snapshot_info` table
-// records the format version, the store's schema version and the revision it holds. Also the
+// records the format version, the store's schema version, the revision it holds and the digest
+// of its objects (content-digest.ts); from format 2 on, sealed by the SHA-256 of the whole file
+// appended to it (snapshot-checksum.ts). Also the
 // names: the store's file in a data dir, the temporary name a save writes under (never taken
 // for a snapshot: every reader refuses it), and the one-line error every snapshot command reports.
 
@@ -14,7 +16,8 @@ export const SQLITE_FILE_NAME = 'state.db';
 /** SQLite's header field for the owning program (PRAGMA application_id): "PAPS". */
 export const SNAPSHOT_APPLICATION_ID = 0x50415053;
 export const SNAPSHOT_FORMAT = 'platform-apiserver-snapshot';
-export const SNAPSHOT_FORMAT_VERSION = 1;
+/** 1: no checksum; 2: the file's SHA-256 appended, and the content digest recorded. */
+export const SNAPSHOT_FORMAT_VERSION = 2;
 
 export interface SnapshotInfo {
   formatVersion: number;
@@ -25,6 +28,8 @@ export interface SnapshotInfo {
   compactedRevision: number;
   /** When the save started (ISO 8601, UTC). */
   createdAt: string;
+  /** The content digest of its live objects (content-digest.ts); from format 2 on. */
+  contentSha256?: string;
 }
 
 /** A snapshot command's failure, one line, said to the user as it is. */
@@ -55,7 +60,7 @@ export function writeSnapshotInfo(db: Database.Database, info: SnapshotInfo): vo
   db.exec('CREATE TABLE snapshot_info (name TEXT PRIMARY KEY, value) WITHOUT ROWID');
   const put = db.prepare<[string, string | number]>('INSERT INTO snapshot_info (name, value) VALUES (?, ?)');
   put.run('format', SNAPSHOT_FORMAT);
-  for (const [name, value] of Object.entries(info)) put.run(name, value as string | number);
+  for (const [name, value] of Object.entries(info)) if (value !== undefined) put.run(name, value as string | number);
   db.pragma(`application_id = ${SNAPSHOT_APPLICATION_ID}`);
 }
 
@@ -77,5 +82,6 @@ export function readSnapshotInfo(db: Database.Database): SnapshotInfo | { foreig
     revision: num('revision'),
     compactedRevision: num('compactedRevision'),
     createdAt: String(rows.get('createdAt') ?? ''),
+    ...(typeof rows.get('contentSha256') === 'string' ? { contentSha256: rows.get('contentSha256') as string } : {}),
   };
 }

@@ -4,16 +4,24 @@
 // copy; at the lowest CPU priority it slowed the server's writes least in `npm run bench --
 // snapshot`) or SQLite's online backup API in one step (pages copied as they are). The
 // copy is written under a temporary name in the target's directory, gets the snapshot metadata
-// (format, schema version, the revision it holds), is synced, then renamed over the target and
-// the directory synced: a reader sees the old file or the whole new one, never part of one.
+// (format, schema version, the revision it holds, the digest of its objects), is sealed by its
+// SHA-256 appended (snapshot-checksum.ts), is synced, then renamed over the target and the
+// directory synced: a reader sees the old file or the whole new one, never part of one. A save
+// killed at any step leaves only its temporary file, which nothing takes for a snapshot.
 
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { digestStore } from './content-digest.js';
+import { pausePoint } from './pause-point.js';
 import { latestRevision } from './sqlite-batch.js';
-import { SCHEMA_VERSION } from './sqlite-schema.js';
+import { SCHEMA_VERSION, schemaVersionOf } from './sqlite-schema.js';
+import { appendChecksum } from './snapshot-checksum.js';
 import { isPartialName, partialFamily, partialNameFor, partialOwner, SNAPSHOT_FORMAT_VERSION, SnapshotError, writeSnapshotInfo, type SnapshotInfo } from './snapshot-format.js';
+import { assertFinished, fsyncPath } from './unfinished-marker.js';
+
+export { fsyncPath };
 
 /** 'vacuum' (default): VACUUM INTO; 'backup': SQLite's online backup API, all pages in one step. */
 export type SnapshotMethod = 'vacuum' | 'backup';
@@ -24,27 +32,17 @@ export interface SaveSnapshotOptions {
   /** Where the snapshot goes (replaced atomically if it exists). */
   file: string;
   method?: SnapshotMethod;
-  /** Called once the copy is on disk, before it is finished and renamed (crash tests stop there). */
-  afterCopy?: (partialFile: string) => void;
 }
 
 export interface SavedSnapshot extends SnapshotInfo {
   file: string;
   sizeBytes: number;
+  /** The SHA-256 of the file, appended to it. */
+  sha256: string;
   durationMs: number;
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-/** Syncs a file's data, or a directory's entries (the rename), to disk. */
-export function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /**
  * A snapshot yields the CPU to the server it copies: the calling thread at the lowest priority
@@ -121,18 +119,20 @@ async function copyStore(dbPath: string, partial: string, method: SnapshotMethod
   }
 }
 
-/** Records the metadata in the copy and makes it a single file (no WAL beside it). */
+/** Records the metadata (with the digest of the objects) in the copy and makes it a single file (no WAL beside it). */
 function finish(partial: string, createdAt: string): SnapshotInfo {
   const db = new Database(partial, { fileMustExist: true });
   try {
     db.pragma('journal_mode = DELETE');
     const meta = (name: string): number => db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?').get(name)?.value ?? 0;
+    const schemaVersion = schemaVersionOf(db) || SCHEMA_VERSION;
     const info: SnapshotInfo = {
       formatVersion: SNAPSHOT_FORMAT_VERSION,
-      schemaVersion: meta('schema_version') || SCHEMA_VERSION,
+      schemaVersion,
       revision: latestRevision(db),
       compactedRevision: meta('compacted'),
       createdAt,
+      contentSha256: digestStore(db, schemaVersion).sha256,
     };
     db.transaction(() => writeSnapshotInfo(db, info))();
     return info;
@@ -150,18 +150,28 @@ export async function saveSnapshot(o: SaveSnapshotOptions): Promise<SavedSnapsho
   } catch {
     throw new SnapshotError(`no SQLite store at ${dbPath}`);
   }
+  // A store a command is still writing (or was killed writing) is no store to back up.
+  try {
+    assertFinished(dbPath);
+  } catch (err) {
+    throw new SnapshotError((err as Error).message);
+  }
   checkTarget(file);
   removeStalePartials(dirname(file));
   const partial = partialNameFor(file);
   const createdAt = new Date().toISOString();
   try {
+    pausePoint('save:before-copy');
     await copyStore(dbPath, partial, o.method ?? 'vacuum');
-    o.afterCopy?.(partial);
+    pausePoint('save:copied');
     const info = finish(partial, createdAt);
-    fsyncPath(partial);
+    pausePoint('save:sealing');
+    // Synced with the checksum: then renamed, so the target is the old file or the whole new one.
+    const sha256 = appendChecksum(partial);
+    pausePoint('save:sealed');
     renameSync(partial, file);
     fsyncPath(dirname(file));
-    return { ...info, file, sizeBytes: statSync(file).size, durationMs: performance.now() - started };
+    return { ...info, file, sizeBytes: statSync(file).size, sha256, durationMs: performance.now() - started };
   } catch (err) {
     for (const f of partialFamily(partial)) rmSync(f, { force: true });
     if (err instanceof SnapshotError) throw err;

@@ -43,11 +43,16 @@ interface Row {
 export const FIRST_REVISION = 1;
 const COMPACT_BATCH = 1000;
 
-/** The writer connection's settings: WAL, and a sync per commit unless durability is 'normal'. */
+/**
+ * The writer connection's settings: WAL, and a sync per commit unless durability is 'normal'.
+ * After a burst (a large batch, an online defrag moving pages through it) the WAL file is cut
+ * back to 64 MiB when it is next reset, rather than kept at its largest size.
+ */
 export function configureWriter(db: Database.Database, durability: 'full' | 'normal'): void {
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
   db.pragma('busy_timeout = 5000');
+  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
 }
 
 /**
@@ -71,12 +76,13 @@ export class BatchWriter {
 
   constructor(private readonly db: Database.Database) {
     this.stmt = {
-      current: db.prepare<[string], Row>('SELECT revision, create_revision, value FROM current WHERE key = ?'),
+      // The value is the log row the key's latest revision names (schema 2 stores it once).
+      current: db.prepare<[string], Row>('SELECT c.revision AS revision, c.create_revision AS create_revision, l.value AS value FROM current AS c JOIN log AS l ON l.revision = c.revision WHERE c.key = ?'),
       insertLog: db.prepare<[number, string, Buffer | null, number, number, number]>(
         'INSERT INTO log (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, ?, ?)',
       ),
-      upsertCurrent: db.prepare<[string, number, number, Buffer]>(
-        'INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET revision = excluded.revision, create_revision = excluded.create_revision, value = excluded.value',
+      upsertCurrent: db.prepare<[string, number, number]>(
+        'INSERT INTO current (key, revision, create_revision) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET revision = excluded.revision, create_revision = excluded.create_revision',
       ),
       deleteCurrent: db.prepare<[string]>('DELETE FROM current WHERE key = ?'),
       setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE name = ?'),
@@ -107,7 +113,7 @@ export class BatchWriter {
           const value = asBuffer(w.value!);
           const createRevision = current ? current.create_revision : rev;
           this.stmt.insertLog.run(rev, w.key, value, createRevision, current?.revision ?? 0, 0);
-          this.stmt.upsertCurrent.run(w.key, rev, createRevision, value);
+          this.stmt.upsertCurrent.run(w.key, rev, createRevision);
           writes.push(current ? { ok: true, revision: rev, createRevision, prev: found(current) } : { ok: true, revision: rev, createRevision });
         } else {
           this.stmt.insertLog.run(rev, w.key, null, current!.create_revision, current!.revision, 1);

@@ -3,10 +3,11 @@
 // and every lookup sees the same committed state, whatever a server writing the file meanwhile
 // commits. Pages are by key, in byte order (SQLite's BINARY collation on UTF-8 text is etcd's
 // key order), so memory stays bounded by one page however large the store is.
-// It first checks that the file is one of ours (the revision log's tables and schema version).
+// It first checks that the file is one of ours (the revision log's tables and schema version:
+// a schema-1 file, not yet opened by a server of this version, is read as it is).
 
 import Database from 'better-sqlite3';
-import { SCHEMA_VERSION } from './sqlite-schema.js';
+import { liveRowsSql, SCHEMA_VERSION } from './sqlite-schema.js';
 import { latestRevision } from './sqlite-batch.js';
 
 /** One live key and its stored bytes (the value exactly as the server wrote it). */
@@ -50,12 +51,12 @@ export function openSqliteExport(path: string, opts: { shared?: boolean } = {}):
     db.pragma('busy_timeout = 5000');
     // The read transaction starts with its first read: from here on, one snapshot.
     db.exec('BEGIN');
-    checkOurs(db, path);
+    const live = liveRowsSql(checkOurs(db, path));
     const revision = latestRevision(db);
     const stmt = {
       count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM current'),
-      page: db.prepare<[string, number], ExportedKey>('SELECT key, value FROM current WHERE key > ? ORDER BY key LIMIT ?'),
-      get: db.prepare<[string], { value: Buffer }>('SELECT value FROM current WHERE key = ?'),
+      page: db.prepare<[string, number], ExportedKey>(`${live} WHERE c.key > ? ORDER BY c.key LIMIT ?`),
+      get: db.prepare<[string], { value: Buffer }>(`${live} WHERE c.key = ?`),
     };
     return {
       revision,
@@ -76,10 +77,12 @@ export function openSqliteExport(path: string, opts: { shared?: boolean } = {}):
   }
 }
 
-function checkOurs(db: Database.Database, path: string): void {
+/** Checks the file is one of our stores, of a schema this build reads (1 or 2); returns the schema. */
+function checkOurs(db: Database.Database, path: string): number {
   const tables = new Set(db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name));
   const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
   if (missing.length) throw new NotOurStoreError(`${path} is not a platform-apiserver database (no ${missing.join(', ')} table${missing.length > 1 ? 's' : ''})`);
   const version = db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema_version'").get()?.value;
-  if (version !== SCHEMA_VERSION) throw new NotOurStoreError(`${path} has schema version ${version ?? 'none'}; this program reads version ${SCHEMA_VERSION}`);
+  if (version === undefined || version < 1 || version > SCHEMA_VERSION) throw new NotOurStoreError(`${path} has schema version ${version ?? 'none'}; this program reads versions 1 to ${SCHEMA_VERSION}`);
+  return version;
 }

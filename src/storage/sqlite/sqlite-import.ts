@@ -8,7 +8,7 @@
 
 import Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { applySchema } from './sqlite-schema.js';
+import { applySchema, prepareNewDatabase } from './sqlite-schema.js';
 
 export interface SqliteImport {
   /** Appends keys (in any order; each key at most once), one transaction per call. */
@@ -27,6 +27,7 @@ const asBuffer = (v: Uint8Array): Buffer => (Buffer.isBuffer(v) ? v : Buffer.fro
 export function createSqliteImport(path: string, afterRevision: number): SqliteImport {
   const db = new Database(path);
   try {
+    prepareNewDatabase(db);
     db.pragma('journal_mode = WAL');
     // Durability once, at finish(): a crash before then leaves a file the caller never uses.
     db.pragma('synchronous = OFF');
@@ -36,7 +37,7 @@ export function createSqliteImport(path: string, afterRevision: number): SqliteI
     throw err;
   }
   const insertLog = db.prepare<[number, string, Buffer, number]>('INSERT INTO log (revision, key, value, create_revision, prev_revision, deleted) VALUES (?, ?, ?, ?, 0, 0)');
-  const insertCurrent = db.prepare<[string, number, number, Buffer]>('INSERT INTO current (key, revision, create_revision, value) VALUES (?, ?, ?, ?)');
+  const insertCurrent = db.prepare<[string, number, number]>('INSERT INTO current (key, revision, create_revision) VALUES (?, ?, ?)');
   let revision = afterRevision;
   let added = 0;
   const addAll = db.transaction((kvs: readonly { key: string; value: Uint8Array }[]) => {
@@ -44,7 +45,7 @@ export function createSqliteImport(path: string, afterRevision: number): SqliteI
       revision++;
       const value = asBuffer(kv.value);
       insertLog.run(revision, kv.key, value, revision);
-      insertCurrent.run(kv.key, revision, revision, value);
+      insertCurrent.run(kv.key, revision, revision);
     }
     added += kvs.length;
   });

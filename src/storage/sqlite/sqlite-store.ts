@@ -27,15 +27,20 @@
 // reporting it: once its batches have failed, the store publishes whatever the log holds past
 // the published revision (so watchers miss nothing; those writers saw Unavailable, "may or may
 // not have happened", as etcd's Timeout), and the next write starts a new thread. One process
-// owns the file (a lock file beside it).
+// owns the file (a lock file beside it). A data dir a command marked unfinished (restore,
+// migrate: unfinished-marker.ts) is refused before anything is opened; a file of an older
+// schema is rewritten once before it is served (store-rebuild.ts).
 
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { applySchema } from './sqlite-schema.js';
+import { fileSizes, openDatabase } from './sqlite-file.js';
+import type { RebuiltStore } from './store-rebuild.js';
+import { removeStalePartials } from './snapshot-save.js';
+import { assertFinished } from './unfinished-marker.js';
 import { SqliteReads } from './sqlite-reads.js';
 import { acquireLockFile, type LockFile } from './lock-file.js';
-import { configureWriter, latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
+import { latestRevision, type AppliedBatch, type FoundRow, type WriteRequest } from './sqlite-batch.js';
 import { InlineWriter, ThreadWriter, type SqliteWriter } from './sqlite-writer.js';
 import type { StoreHealth } from '../storage-observer.js';
 import { WatchHub, type ChangeEvent } from '../watch-hub.js';
@@ -71,6 +76,8 @@ export interface SqliteStoreOptions {
    * (what ':memory:' always does; benchmarks compare the two).
    */
   writer?: 'thread' | 'inline';
+  /** Told once a file of an older schema has been rebuilt into this one's (before the store opens). */
+  onUpgrade?: (rebuilt: RebuiltStore) => void;
 }
 
 /** Counters for tests and benchmarks. */
@@ -119,18 +126,21 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   private lastWriteError: string | undefined;
   private readonly counters: SqliteStoreStats = { transactions: 0, writes: 0 };
   private readonly reads: SqliteReads;
+  private readonly path: string;
 
   constructor(opts: SqliteStoreOptions) {
+    this.path = opts.path;
     const inMemory = opts.path === ':memory:';
     if (!inMemory) {
+      // A store a command (restore, migrate) has not finished writing is never served.
+      assertFinished(opts.path);
       mkdirSync(dirname(opts.path), { recursive: true });
       this.lock = acquireLockFile(`${opts.path}.lock`);
     }
     const durability = opts.durability ?? 'full';
     try {
-      this.db = new Database(opts.path);
-      configureWriter(this.db, durability);
-      applySchema(this.db);
+      if (!inMemory) removeStalePartials(dirname(opts.path));
+      this.db = openDatabase(opts.path, durability, opts.onUpgrade);
     } catch (err) {
       this.lock?.release();
       throw err;
@@ -203,6 +213,14 @@ export class SqliteStore implements RevisionedStore, StoreHealth {
   /** Write transactions and writes so far (group commit makes the first smaller than the second). */
   stats(): SqliteStoreStats {
     return { ...this.counters };
+  }
+
+  /**
+   * The database's size on disk (the file and its WAL) and the bytes of its pages in use (the
+   * rest are free pages, which `defrag` gives back); undefined for an in-memory store.
+   */
+  size(): { sizeBytes: number; inUseBytes: number } | undefined {
+    return this.path === ':memory:' || !this.db.open ? undefined : fileSizes(this.db, this.path);
   }
 
   /** Runs a pragma on the writer's connection (diagnostics; tests cap the database size with it). */
