@@ -34,6 +34,14 @@ module.exports = {
     layer('auth', ['apimachinery']),
     layer('controllers', ['apimachinery', 'registry']),
     layer('http', ['apimachinery', 'registry', 'auth']),
+    // Inside http: transport/ holds only byte-level parts (connections, bodies, the exchange); the
+    // server that assembles filters, endpoints and routes over it is src/http/server.ts.
+    {
+      name: 'http-transport-imports-no-other-http-part',
+      severity: 'error',
+      from: { path: '^src/http/transport/' },
+      to: { path: '^src/http/', pathNot: '^src/http/transport/' },
+    },
     // Admission policies and webhooks: read the served kinds through informers (controllers/) over
     // the registry, evaluate CEL, ask the authorizer; the registry calls them through apimachinery's contract.
     layer('admission', ['apimachinery', 'registry', 'auth', 'cel', 'resources', 'controllers']),

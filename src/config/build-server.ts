@@ -25,7 +25,7 @@ import { AuditLog } from '../http/filters/audit-log.js';
 import type { ResourceEndpoints } from '../http/endpoints/endpoint.js';
 import type { HealthCheck } from '../http/routes/health.js';
 import { selfReviewDiscovery } from '../http/endpoints/self-review.js';
-import { createApiServer, type ApiServer } from '../http/transport/server.js';
+import { createApiServer, type ApiServer } from '../http/server.js';
 import { buildHealthChecks } from '../lifecycle/health-checks.js';
 import type { MetricsResource } from '../metrics/request-metrics.js';
 import { createServerMetrics } from '../metrics/server-metrics.js';

@@ -11,7 +11,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../apimachinery/request-context.js';
-import type { ServingMaterial } from '../http/transport/server.js';
+import type { ServingMaterial } from '../http/server.js';
 import { followFiles } from './file-follow.js';
 
 export interface ServingFiles {

@@ -53,7 +53,7 @@ describe('HTTP/2 idle close', () => {
       assert.equal(status, 200);
 
       // Silent for three idle timeouts: no GOAWAY. (Fastify's own session timeout, which counts
-      // any silence, sent one here after 72 s; src/http/transport/server.ts turns it off.)
+      // any silence, sent one here after 72 s; src/http/server.ts turns it off.)
       await sleep(3 * IDLE_MS);
       assert.equal(goawayAt, 0, 'the connection got GOAWAY while a watch was open on it');
       assert.equal(watch.closed, false, 'the quiet watch was closed');

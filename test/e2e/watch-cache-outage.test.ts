@@ -16,7 +16,7 @@ import type { KubeObject } from '../../src/apimachinery/object-meta.js';
 import { TokenAuthenticator } from '../../src/auth/token-authenticator.js';
 import { privilegedGroupsAuthorizer } from '../../src/auth/rbac/rbac-authorizer.js';
 import { ensureServingCertificates } from '../../src/config/certificates.js';
-import { createApiServer, type ApiServer } from '../../src/http/transport/server.js';
+import { createApiServer, type ApiServer } from '../../src/http/server.js';
 import { GenericStore, keyPrefixOf } from '../../src/registry/generic-store.js';
 import { allResources } from '../../src/resources/all.js';
 import { FaultInjectingStore } from '../support/storage/fault-injecting-store.js';

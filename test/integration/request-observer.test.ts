@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/apimachinery/request-context.js';
 import { ALL_RULES, type Authorizer } from '../../src/auth/authorizer.js';
 import type { Authenticator } from '../../src/auth/authenticator.js';
 import type { RequestObservation as ObservedRequest, RequestKind, RequestObserver } from '../../src/apimachinery/request-observer.js';
-import { createApiServer, type ApiServer } from '../../src/http/transport/server.js';
+import { createApiServer, type ApiServer } from '../../src/http/server.js';
 import { GenericStore } from '../../src/registry/generic-store.js';
 import { serviceCIDRs } from '../../src/resources/servicecidrs/index.js';
 import { MemoryStore } from '../../src/storage/sqlite/memory-store.js';
