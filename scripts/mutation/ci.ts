@@ -18,6 +18,11 @@ import { currentFingerprints, lastScores, printScores, readRecordFile, ROOT } fr
 const SETUP_SECONDS = 90;
 /** After SIGTERM, the run's processes get this long to clean up before SIGKILL. */
 const KILL_GRACE_MS = 15_000;
+/**
+ * Kept free at the end of the budget: the grace above, removing the sandbox, the closing lines.
+ * The run is planned and ended within the rest, so the whole step stays within the budget.
+ */
+const END_MARGIN_SECONDS = 30;
 
 const minutes = (seconds: number): string => `${(seconds / 60).toFixed(1)} min`;
 
@@ -79,10 +84,11 @@ function runBounded(modules: readonly CriticalModule[], concurrency: number, ms:
 export async function runCi(args: Args): Promise<number> {
   const started = Date.now();
   const budgetSeconds = args.budgetMinutes * 60;
+  const usableSeconds = budgetSeconds - END_MARGIN_SECONDS;
   const record = readRecordFile();
   const fingerprints = currentFingerprints(criticalModules);
   const modules: CiModule[] = criticalModules.map((m) => ({ module: m, fingerprint: fingerprints.get(m.name)!, record: record[m.name] }));
-  const plan = planCi(modules, { budgetSeconds, setupSeconds: SETUP_SECONDS, concurrency: args.concurrency, auditSeed: auditSeed() });
+  const plan = planCi(modules, { budgetSeconds: usableSeconds, setupSeconds: SETUP_SECONDS, concurrency: args.concurrency, auditSeed: auditSeed() });
   // Why CI fails, and the modules it fails.
   const failures: string[] = [];
   const failed = new Set<string>();
@@ -106,13 +112,14 @@ export async function runCi(args: Args): Promise<number> {
   }
 
   const stale = plan.stale.map((s) => s.module.name);
-  const measureCommand = stale.length === criticalModules.length ? 'npm run mutation' : `npm run mutation -- ${stale.join(' ')}`;
+  // `--stale` selects exactly the modules whose record does not match their code: these.
+  const measureCommand = 'npm run mutation -- --stale';
   if (plan.overBudget) {
     const changed = plan.stale.filter((s) => s.reason === 'changed').map((s) => s.module.name);
     const unrecorded = plan.stale.filter((s) => s.reason === 'unrecorded').map((s) => s.module.name);
     const what = [changed.length ? `changed since their recorded score: ${changed.join(', ')}` : '', unrecorded.length ? `never recorded: ${unrecorded.join(', ')}` : ''].filter(Boolean).join('; ');
     const why = plan.estimate === undefined ? 'a module without a record has no estimate to fit' : `measuring them would take about ${minutes(plan.estimate)}, over CI's budget of ${minutes(budgetSeconds)}`;
-    fail(stale, `not measured as they are now (${what}), and ${why}. Run \`${measureCommand}\` and commit scripts/mutation/scores.json.`);
+    fail(stale, `not measured as they are now (${what}), and ${why}. Run \`${measureCommand}\` (it measures ${stale.join(', ')}) and commit scripts/mutation/scores.json.`);
     return finish();
   }
 
@@ -124,11 +131,11 @@ export async function runCi(args: Args): Promise<number> {
       ? `\nmutation (CI): nothing changed since the record; auditing ${toRun[0]!.name}'s record by measuring it again`
       : `\nmutation (CI): measuring the changed modules (estimate ${minutes(plan.estimate!)}): ${stale.join(', ')}`,
   );
-  const outcome = await runBounded(toRun, args.concurrency, budgetSeconds * 1000 - (Date.now() - started));
+  const outcome = await runBounded(toRun, args.concurrency, usableSeconds * 1000 - (Date.now() - started));
   if (outcome !== 'finished') rmSync(join(ROOT, '.stryker-tmp'), { recursive: true, force: true });
   if (outcome === 'timeout') {
     if (audit) console.log(`mutation (CI): the audit of ${toRun[0]!.name} did not finish within the budget; its record stands unchecked this time`);
-    else fail(stale, `the changed modules (${stale.join(', ')}) could not be measured within CI's budget of ${minutes(budgetSeconds)}. Run \`${measureCommand}\` and commit scripts/mutation/scores.json.`);
+    else fail(stale, `the changed modules (${stale.join(', ')}) could not be measured within CI's budget of ${minutes(budgetSeconds)}. Run \`${measureCommand}\` (it measures ${stale.join(', ')}) and commit scripts/mutation/scores.json.`);
     return finish();
   }
   if (outcome === 'failed') {

@@ -24,6 +24,7 @@
 import { availableParallelism } from 'node:os';
 import { runCi } from './ci.js';
 import { criticalModules, MUTATION_FLOOR, type CriticalModule } from './modules.js';
+import { estimateSeconds } from './record.js';
 import { belowFloor, floorFor, type ModuleScore } from './scores.js';
 import { currentFingerprints, lastScores, lastSeconds, printScores, readRecordFile, reportExists, runStryker, writeRecordFile } from './workspace.js';
 
@@ -72,6 +73,12 @@ function selectModules(args: Args): CriticalModule[] {
     const now = currentFingerprints(criticalModules);
     const stale = criticalModules.filter((m) => record[m.name]?.fingerprint !== now.get(m.name));
     console.log(`mutation: modules whose record does not match their code: ${stale.map((m) => m.name).join(', ') || 'none'}`);
+    const known = stale.filter((m) => record[m.name]);
+    if (known.length) {
+      const seconds = known.reduce((t, m) => t + (estimateSeconds(record[m.name], args.concurrency) ?? 0), 0);
+      const unknown = stale.length - known.length;
+      console.log(`mutation: their last measurements add up to about ${Math.ceil(seconds / 60)} min at concurrency ${args.concurrency}, plus a minute or two of setup${unknown ? ` and ${unknown} module(s) never measured` : ''}`);
+    }
     return stale;
   }
   if (args.names.length) return criticalModules.filter((m) => args.names.includes(m.name));

@@ -17,7 +17,6 @@ export const PENDING: ReadonlyMap<string, string> = new Map([
   ['docs/operations.md', 'being edited (storage size and defragmentation)'],
   ['docs/limits.md', 'being edited'],
   ['docs/admission.md', 'being written (admission kinds)'],
-  ['docs/testing.md', 'being written (mutation testing)'],
 ]);
 
 /** Every page: the README, bench/README.md, examples/README.md and docs/*.md. */
