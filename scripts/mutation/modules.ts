@@ -139,7 +139,7 @@ export const criticalModules: readonly CriticalModule[] = [
     ],
     tests: [
       'src/auth/{authenticator,x509-authenticator,token-authenticator,service-account-authenticator}*.test.ts',
-      'src/auth/jwt/jwt-authenticator*.test.ts',
+      'src/auth/jwt/{jwt-authenticator,user-validation-rules}*.test.ts',
       'src/auth/webhook/token-webhook-authenticator*.test.ts',
       'src/config/authn-wiring.test.ts',
     ],
