@@ -124,7 +124,10 @@ export async function runCi(args: Args): Promise<number> {
   }
 
   const toRun = plan.stale.length ? plan.stale.map((s) => s.module) : plan.audit ? [plan.audit.module] : [];
-  if (toRun.length === 0) return finish();
+  if (toRun.length === 0) {
+    console.log(`\nmutation (CI): every record matches its code; no recorded module is small enough to audit within half the budget`);
+    return finish();
+  }
   const audit = plan.stale.length === 0;
   console.log(
     audit
