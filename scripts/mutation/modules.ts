@@ -92,7 +92,7 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'generic-store',
-    heldAt: 36, // measured 37.8% (issue #35's first runs); raise as tests are added
+    heldAt: 54, // measured 55.1% after generic-store.{admission,reads}.test.ts (37.8% in issue #35's first runs)
     what: "the registry's generic store",
     mutate: ['src/registry/generic-store.ts'],
     tests: ['src/registry/*.test.ts', 'test/integration/generic-store*.test.ts'],
