@@ -1,193 +1,141 @@
 // `npm run mutation`: Stryker over the critical modules (modules.ts), then each module's score
-// against the floor. docs/testing.md explains how to run it and read the results.
+// against the floor, and the record of the scores (scores.json, record.ts) that CI checks.
+// docs/testing.md explains how to run it and read the results.
 //
 //   npm run mutation                         every critical module
 //   npm run mutation -- authorization ...    the named modules only
-//   npm run mutation -- --changed [<ref>]    the modules whose sources or tests changed since the
-//                                            merge base with <ref> (default: $MUTATION_BASE, else
-//                                            HEAD^, the first parent; CI uses this)
+//   npm run mutation -- --stale              the modules whose record no longer matches their code
+//   npm run mutation -- --ci [--budget <m>]  CI's check (ci.ts): the record, and a run of what changed
 //   npm run mutation -- --report             score the last report again, without running Stryker
 //   --concurrency <n>                        Stryker's processes (default: cores + 2)
+//   --incremental                            reuse the last run of the same modules where nothing changed
+//   --no-record                              leave scores.json as it is
 //
 // One Stryker run covers the selected modules: one sandbox, one build, one type checker. Its tests
 // run as compiled JavaScript (the sandbox builds with tsc after Stryker instruments the sources),
 // several times faster per mutant than loading TypeScript through tsx. Per-test coverage makes
 // each mutant run only the listed test files that executed its code. The type checker sees only
 // the mutated files (and what they import), so mutants in unrelated files are checked together.
+// After the run, each module that passes gets its entry in scores.json: score, fingerprint of what
+// was measured (taken before the run), and its time.
 // Exit status: 0 when every selected module is at or above the floor, 1 below it, 2 on a usage or
 // Stryker error.
 
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { listFiles, matchesList } from './globs.js';
-import { criticalModules, MUTATION_FLOOR, slowTests, type CriticalModule } from './modules.js';
-import { belowFloor, formatScoreTable, formatUndetected, held, scoreModules, type MutationReport } from './scores.js';
+import { runCi } from './ci.js';
+import { criticalModules, MUTATION_FLOOR, type CriticalModule } from './modules.js';
+import { estimateSeconds } from './record.js';
+import { belowFloor, floorFor, type ModuleScore } from './scores.js';
+import { currentFingerprints, lastScores, lastSeconds, printScores, readRecordFile, reportExists, runStryker, writeRecordFile } from './workspace.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const REPORT_DIR = 'reports/mutation';
-const JSON_REPORT = `${REPORT_DIR}/mutation.json`;
-const HTML_REPORT = `${REPORT_DIR}/mutation.html`;
-const CHECKER_TSCONFIG = `${REPORT_DIR}/checker.tsconfig.json`;
-/** Undetected mutants listed per module below the floor (the HTML report has them all). */
-const UNDETECTED_SHOWN = 40;
-
-interface Args {
+export interface Args {
   names: string[];
-  changed: string | true | undefined;
+  stale: boolean;
+  ci: boolean;
+  budgetMinutes: number;
   reportOnly: boolean;
+  record: boolean;
+  incremental: boolean;
   concurrency: number;
 }
+
+/** CI's time for the mutation step, by default (docs/testing.md). */
+const CI_BUDGET_MINUTES = 8;
 
 function parseArgs(argv: string[]): Args {
   // Stryker gives half its processes to the type checker and half to test runners; a check is
   // much lighter than a test run, so two more than the cores keeps every core running tests.
-  const args: Args = { names: [], changed: undefined, reportOnly: false, concurrency: availableParallelism() + 2 };
+  const args: Args = { names: [], stale: false, ci: false, budgetMinutes: CI_BUDGET_MINUTES, reportOnly: false, record: true, incremental: false, concurrency: availableParallelism() + 2 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--changed') {
-      const next = argv[i + 1];
-      args.changed = next !== undefined && !next.startsWith('-') && !isModuleName(next) ? argv[++i] : true;
-    } else if (a === '--report') args.reportOnly = true;
+    if (a === '--stale') args.stale = true;
+    else if (a === '--ci') args.ci = true;
+    else if (a === '--budget') args.budgetMinutes = Number(argv[++i]);
+    else if (a === '--report') args.reportOnly = true;
+    else if (a === '--no-record') args.record = false;
+    else if (a === '--incremental') args.incremental = true;
     else if (a === '--concurrency') args.concurrency = Number(argv[++i]);
     else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
     else args.names.push(a);
   }
   if (!Number.isInteger(args.concurrency) || args.concurrency < 1) throw new Error('--concurrency needs a positive integer');
+  if (!(args.budgetMinutes > 0)) throw new Error('--budget needs a positive number of minutes');
+  if (args.ci && (args.names.length || args.stale || args.reportOnly)) throw new Error('--ci chooses its modules itself');
   for (const name of args.names) {
-    if (!isModuleName(name)) throw new Error(`no critical module "${name}"; the modules are: ${criticalModules.map((m) => m.name).join(', ')}`);
+    if (!criticalModules.some((m) => m.name === name)) throw new Error(`no critical module "${name}"; the modules are: ${criticalModules.map((m) => m.name).join(', ')}`);
   }
   return args;
 }
 
-const isModuleName = (name: string): boolean => criticalModules.some((m) => m.name === name);
-
-const git = (...args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-
-/** The files changed since the merge base with `ref`, or undefined when the base cannot be found. */
-function changedSince(ref: string): string[] | undefined {
-  let base: string;
-  try {
-    base = git('merge-base', ref, 'HEAD');
-  } catch {
-    return undefined;
-  }
-  // Against the work tree: committed changes and uncommitted ones alike.
-  const diff = git('diff', '--name-only', base);
-  const untracked = git('ls-files', '--others', '--exclude-standard');
-  return [...diff.split('\n'), ...untracked.split('\n')].filter(Boolean);
-}
-
 function selectModules(args: Args): CriticalModule[] {
-  if (args.changed !== undefined) {
-    const ref = args.changed === true ? process.env.MUTATION_BASE || 'HEAD^' : args.changed;
-    const files = changedSince(ref);
-    if (files === undefined) {
-      console.log(`mutation: no merge base with ${ref} (a shallow clone or a first commit): every critical module runs`);
-      return [...criticalModules];
+  if (args.stale) {
+    const record = readRecordFile();
+    const now = currentFingerprints(criticalModules);
+    const stale = criticalModules.filter((m) => record[m.name]?.fingerprint !== now.get(m.name));
+    console.log(`mutation: modules whose record does not match their code: ${stale.map((m) => m.name).join(', ') || 'none'}`);
+    const known = stale.filter((m) => record[m.name]);
+    if (known.length) {
+      const seconds = known.reduce((t, m) => t + (estimateSeconds(record[m.name], args.concurrency) ?? 0), 0);
+      const unknown = stale.length - known.length;
+      console.log(`mutation: their last measurements add up to about ${Math.ceil(seconds / 60)} min at concurrency ${args.concurrency}, plus a minute or two of setup${unknown ? ` and ${unknown} module(s) never measured` : ''}`);
     }
-    // A change to the mutation setup itself (this folder, Stryker's version) re-runs everything.
-    if (files.some((f) => f.startsWith('scripts/mutation/') || f === 'package-lock.json')) {
-      console.log(`mutation: the mutation setup changed since ${ref}: every critical module runs`);
-      return [...criticalModules];
-    }
-    const touched = criticalModules.filter((m) => files.some((f) => matchesList(f, m.mutate) || (f.endsWith('.test.ts') && matchesList(f, m.tests))));
-    console.log(`mutation: ${files.length} file(s) changed since ${ref}; modules touched: ${touched.map((m) => m.name).join(', ') || 'none'}`);
-    return touched;
+    return stale;
   }
   if (args.names.length) return criticalModules.filter((m) => args.names.includes(m.name));
   return [...criticalModules];
 }
 
-function strykerOptions(modules: readonly CriticalModule[], concurrency: number): Record<string, unknown> {
-  const sources = listFiles(ROOT, ['src', 'test']);
-  const mutateFiles = sources.filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && modules.some((m) => matchesList(f, m.mutate)));
-  // In the order each mutant will run them (Stryker keeps the order of the first run): the slow
-  // files last.
-  const slowness = (f: string): number => slowTests.indexOf(f);
-  const testFiles = sources
-    .filter((f) => f.endsWith('.test.ts') && modules.some((m) => matchesList(f, m.tests)))
-    .sort((a, b) => slowness(a) - slowness(b));
-  for (const m of modules) {
-    if (!sources.some((f) => matchesList(f, m.mutate))) throw new Error(`module ${m.name}: no source file matches ${m.mutate.join(' ')}`);
+/** Writes the entries of the modules that passed, measured from the code as it was at `before`. */
+function record(scores: readonly ModuleScore[], before: Map<string, string>, seconds: Map<string, number>, concurrency: number): void {
+  const after = currentFingerprints(scores.map((s) => s.module));
+  const entries = readRecordFile();
+  const today = new Date().toISOString().slice(0, 10);
+  for (const s of scores) {
+    const name = s.module.name;
+    if (s.score === undefined) continue;
+    if (belowFloor(s, MUTATION_FLOOR)) {
+      console.log(`mutation: ${name} not recorded: below its floor of ${floorFor(s.module, MUTATION_FLOOR)}%`);
+      continue;
+    }
+    if (after.get(name) !== before.get(name)) {
+      console.log(`mutation: ${name} not recorded: its files changed during the run; run it again`);
+      continue;
+    }
+    entries[name] = {
+      score: Math.floor(s.score * 100) / 100,
+      killed: s.killed, timeout: s.timeout, survived: s.survived, noCoverage: s.noCoverage, errors: s.errors, ignored: s.ignored,
+      seconds: seconds.get(name) ?? 0, concurrency, measured: today, fingerprint: before.get(name)!,
+    };
+    if (s.module.heldAt !== undefined && s.score >= MUTATION_FLOOR) console.log(`mutation: ${name} is at the floor now: remove its heldAt from modules.ts`);
+    else if (s.module.heldAt !== undefined && s.score >= s.module.heldAt + 1) console.log(`mutation: ${name} measured ${s.score.toFixed(1)}%: raise its heldAt in modules.ts`);
   }
-  // The type checker's project: the mutated files alone (their imports come along as dependencies).
-  mkdirSync(join(ROOT, REPORT_DIR), { recursive: true });
-  const checkerTsconfig = { extends: '../../tsconfig.json', include: [], files: mutateFiles.map((f) => `../../${f}`) };
-  writeFileSync(join(ROOT, CHECKER_TSCONFIG), `${JSON.stringify(checkerTsconfig, null, 2)}\n`);
-  return {
-    mutate: mutateFiles,
-    testRunner: 'tap',
-    tap: {
-      // The compiled test files; `-r hook` is Stryker's coverage and mutant switch.
-      testFiles: testFiles.map((f) => `dist/${f.replace(/\.ts$/, '.js')}`),
-      nodeArgs: ['-r', '{{hookFile}}', '--test-reporter=tap', '{{testFile}}'],
-      // A failed assertion ends the file at once: the mutant is killed, the rest would be wasted.
-      forceBail: true,
-    },
-    // Runs before Stryker links node_modules into the sandbox; the sandbox sits inside the
-    // repository (.stryker-tmp/), so tsc and the build find the packages in the folder above.
-    buildCommand: 'tsc -p tsconfig.json',
-    checkers: ['typescript'],
-    tsconfigFile: CHECKER_TSCONFIG,
-    typescriptChecker: { prioritizePerformanceOverAccuracy: true },
-    checkerNodeArgs: ['--require', join(ROOT, 'scripts/mutation/ts-watch-without-delay.cjs')],
-    coverageAnalysis: 'perTest',
-    concurrency,
-    // Loaded machines stretch a test file's time; a mutant that loops still ends within this.
-    timeoutMS: 5_000,
-    timeoutFactor: 2,
-    reporters: ['json', 'html', process.stdout.isTTY ? 'progress' : 'progress-append-only', 'clear-text'],
-    clearTextReporter: { reportMutants: false, reportTests: false, allowColor: process.stdout.isTTY },
-    jsonReporter: { fileName: JSON_REPORT },
-    htmlReporter: { fileName: HTML_REPORT },
-    thresholds: { high: 95, low: MUTATION_FLOOR, break: null },
-    // The sandbox needs the sources, tests and configuration; not the build, benchmarks or data.
-    ignorePatterns: ['/dist', '/bench', '/data', '/.kube-cache', '*.log'],
-    tempDirName: '.stryker-tmp',
-    cleanTempDir: true,
-    logLevel: 'info',
-    fileLogLevel: 'off',
-  };
-}
-
-function reportScores(modules: readonly CriticalModule[]): number {
-  const report = JSON.parse(readFileSync(join(ROOT, JSON_REPORT), 'utf8')) as MutationReport;
-  const scores = scoreModules(report, modules);
-  console.log(`\nMutation score per critical module (floor ${MUTATION_FLOOR}%: killed + timeout over valid mutants)\n`);
-  console.log(formatScoreTable(scores, MUTATION_FLOOR));
-  const failing = scores.filter((s) => belowFloor(s, MUTATION_FLOOR));
-  for (const s of [...failing, ...scores.filter((x) => held(x, MUTATION_FLOOR))]) {
-    console.log(`\n${s.module.name} is below the floor; undetected mutants (file:line:column mutator → replacement):`);
-    console.log(formatUndetected(s, UNDETECTED_SHOWN));
-  }
-  console.log(`\nReport: ${JSON_REPORT} (open ${HTML_REPORT} in a browser to see each mutant in its source)`);
-  // The plain closing line CI's log reader counts: modules at or above the floor, and below it.
-  const scored = scores.filter((s) => s.score !== undefined);
-  const short = scores.filter((s) => held(s, MUTATION_FLOOR)).length;
-  if (short) console.log(`mutation: ${short} module(s) still short of the ${MUTATION_FLOOR}% floor, held at their measured scores (modules.ts heldAt)`);
-  console.log(`mutation: ${scored.length - failing.length} passed, ${failing.length} failed`);
-  return failing.length ? 1 : 0;
+  writeRecordFile(entries);
+  console.log('mutation: scores recorded in scripts/mutation/scores.json (commit it with the change)');
 }
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.ci) return runCi(args);
   const modules = selectModules(args);
   if (args.reportOnly) {
-    if (!existsSync(join(ROOT, JSON_REPORT))) throw new Error(`no report at ${JSON_REPORT}: run npm run mutation first`);
-    return reportScores(modules);
+    if (!reportExists()) throw new Error('no report in reports/mutation/: run npm run mutation first');
+    const failing = printScores(lastScores(modules).filter((s) => s.score !== undefined));
+    return failing.length ? 1 : 0;
   }
   if (modules.length === 0) {
     console.log('mutation: no critical module to run');
     return 0;
   }
   console.log(`mutation: ${modules.map((m) => m.name).join(', ')} (concurrency ${args.concurrency})`);
-  const { Stryker } = await import('@stryker-mutator/core');
-  process.chdir(ROOT);
-  await new Stryker(strykerOptions(modules, args.concurrency)).runMutationTest();
-  return reportScores(modules);
+  const before = currentFingerprints(modules);
+  const started = Date.now();
+  await runStryker(modules, { concurrency: args.concurrency, incremental: args.incremental });
+  const scores = lastScores(modules);
+  const failing = printScores(scores);
+  if (args.record) record(scores, before, lastSeconds(modules, Math.round((Date.now() - started) / 1000 / modules.length)), args.concurrency);
+  // The plain closing line CI's log reader counts: modules at or above the floor, and below it.
+  console.log(`mutation: ${scores.filter((s) => s.score !== undefined).length - failing.length} passed, ${failing.length} failed`);
+  return failing.length ? 1 : 0;
 }
 
 main().then(

@@ -62,7 +62,9 @@ export function scoreModules(report: MutationReport, modules: readonly CriticalM
 }
 
 /** The score a module must reach: the floor, or the score a module not yet there is held at. */
-export const floorOf = (s: ModuleScore, floor: number): number => Math.min(floor, s.module.heldAt ?? floor);
+export const floorFor = (m: CriticalModule, floor: number): number => Math.min(floor, m.heldAt ?? floor);
+
+export const floorOf = (s: ModuleScore, floor: number): number => floorFor(s.module, floor);
 
 export const belowFloor = (s: ModuleScore, floor: number): boolean => s.score !== undefined && s.score < floorOf(s, floor);
 
