@@ -103,14 +103,17 @@ describe("CI's plan", () => {
   const options = { budgetSeconds: 480, setupSeconds: 90, concurrency: 4, auditSeed: 0 };
   const mod = (name: string, fingerprint: string, record?: ModuleRecord): CiModule => ({ module: { name, what: '', mutate: [], tests: [] }, fingerprint, record });
 
-  test('a module whose fingerprint matches is recorded; a changed or unrecorded one is stale', () => {
-    const plan = planCi([mod('a', 'x', entry({ fingerprint: 'x' })), mod('b', 'y', entry({ fingerprint: 'old' })), mod('c', 'z')], options);
+  test('a module whose fingerprint matches is recorded; a changed one is stale; one never recorded is named apart', () => {
+    const plan = planCi([mod('a', 'x', entry({ fingerprint: 'x' })), mod('b', 'y', entry({ fingerprint: 'old', seconds: 100 })), mod('c', 'z')], options);
     assert.deepEqual(plan.recorded.map((m) => m.module.name), ['a']);
-    assert.deepEqual(plan.stale.map((m) => [m.module.name, m.reason]), [['b', 'changed'], ['c', 'unrecorded']]);
-    // An unrecorded module has no estimate: it cannot be run within a budget.
-    assert.equal(plan.estimate, undefined);
-    assert.equal(plan.overBudget, true);
+    assert.deepEqual(plan.stale.map((m) => [m.module.name, m.reason]), [['b', 'changed']]);
+    assert.deepEqual(plan.unrecorded.map((m) => m.module.name), ['c']);
+    // The unrecorded module has no estimate and is not part of the run: the changed one fits.
+    assert.equal(plan.estimate, 90 + 100);
+    assert.equal(plan.overBudget, false);
     assert.equal(plan.audit, undefined, 'no audit while something is stale');
+    const onlyUnrecorded = planCi([mod('a', 'x', entry({ fingerprint: 'x', seconds: 50 })), mod('c', 'z')], options);
+    assert.deepEqual([onlyUnrecorded.stale.length, onlyUnrecorded.overBudget, onlyUnrecorded.audit?.module.name], [0, false, 'a']);
   });
 
   test('stale modules run when setup and their estimates fit the budget, not when they exceed it', () => {
