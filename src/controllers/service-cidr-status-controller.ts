@@ -29,6 +29,7 @@ import {
   LABEL_MANAGED_BY,
   findCondition,
   rfc3339,
+  statusControllerView,
   type IPAddressObject,
   type ServiceCIDRObject,
 } from './service-cidr-api.js';
@@ -105,6 +106,8 @@ export class ServiceCIDRStatusController {
         user: CONTROLLER_USER,
         clock: o.clock,
         logger: o.logger,
+        // Only the name (the address) and the labels are read.
+        transform: (ip) => ({ apiVersion: ip.apiVersion, kind: ip.kind, metadata: { name: ip.metadata.name, resourceVersion: ip.metadata.resourceVersion, labels: ip.metadata.labels } }),
         // kube re-checks on adds and deletes; a label change can unblock or block one too.
         handlers: { onAdd: recheck, onUpdate: (old, ip) => (recheck(old), recheck(ip)), onDelete: recheck },
       });
@@ -117,6 +120,7 @@ export class ServiceCIDRStatusController {
       user: CONTROLLER_USER,
       clock: o.clock,
       logger: o.logger,
+      transform: statusControllerView,
       handlers: {
         onAdd: (obj) => {
           this.track(obj);
