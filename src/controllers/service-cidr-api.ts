@@ -48,14 +48,22 @@ export function statusControllerView(sc: ServiceCIDRObject): ServiceCIDRObject {
   const m = sc.metadata;
   const ready = findCondition(sc, CONDITION_READY);
   const view: ServiceCIDRObject = {
-    apiVersion: sc.apiVersion,
-    kind: sc.kind,
+    apiVersion: sc.apiVersion === SERVICE_CIDR_API_VERSION ? SERVICE_CIDR_API_VERSION : sc.apiVersion,
+    kind: sc.kind === SERVICE_CIDR_KIND ? SERVICE_CIDR_KIND : sc.kind,
     metadata: { name: m.name, uid: m.uid, resourceVersion: m.resourceVersion },
   };
   if (m.namespace) view.metadata.namespace = m.namespace;
   if (m.deletionTimestamp) view.metadata.deletionTimestamp = m.deletionTimestamp;
-  if (m.finalizers) view.metadata.finalizers = m.finalizers;
+  // The usual values are shared, not held once per object (each decode makes its own strings).
+  if (m.finalizers) view.metadata.finalizers = m.finalizers.length === 1 && m.finalizers[0] === SERVICE_CIDR_FINALIZER ? ONLY_OUR_FINALIZER : m.finalizers;
   if (sc.spec) view.spec = sc.spec;
-  if (ready) view.status = { conditions: [ready] };
+  if (ready) {
+    const usual = ready.status === 'True' && ready.reason === '' && ready.message === READY_CONDITION_MESSAGE;
+    view.status = { conditions: [usual ? { type: CONDITION_READY, status: 'True', lastTransitionTime: ready.lastTransitionTime, reason: '', message: READY_CONDITION_MESSAGE } : ready] };
+  }
   return view;
 }
+
+const ONLY_OUR_FINALIZER: string[] = Object.freeze([SERVICE_CIDR_FINALIZER]) as string[];
+/** The Ready condition's message (kube's, as the status controller writes it). */
+export const READY_CONDITION_MESSAGE = 'Kubernetes Service CIDR is ready';

@@ -30,6 +30,7 @@ import {
   findCondition,
   rfc3339,
   statusControllerView,
+  READY_CONDITION_MESSAGE,
   type IPAddressObject,
   type ServiceCIDRObject,
 } from './service-cidr-api.js';
@@ -42,7 +43,7 @@ import { WorkQueue } from './work-queue.js';
 import type { BackoffOptions } from '../apimachinery/backoff.js';
 
 export const STATUS_CONTROLLER_NAME = 'service-cidr-controller';
-export const READY_MESSAGE = 'Kubernetes Service CIDR is ready';
+export const READY_MESSAGE = READY_CONDITION_MESSAGE;
 export const TERMINATING_MESSAGE = 'There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR';
 /** kube-controller-manager's `Run(ctx, 5)` for this controller. */
 export const STATUS_CONTROLLER_WORKERS = 5;

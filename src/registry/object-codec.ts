@@ -3,7 +3,7 @@
 // is decoded once and serialized once while anyone holds it: the same object and the same JSON
 // bytes for every GET, list item and watch event of that version. The decoded form is not kept
 // beside the stored bytes for the version's life (that held every object twice: 100,000
-// ServiceCIDRs at 2× their JSON again once listed); only the recently read, up to
+// ServiceCIDRs at 2× their JSON again once listed); only values read again recently, up to
 // RECENT_BYTES of stored bytes, are kept strongly, the rest as long as a reader holds them.
 
 import { setResourceVersion } from '../apimachinery/field-order.js';
@@ -88,7 +88,8 @@ const served = new WeakMap<object, Buffer | null>();
  * treat the result as read-only.
  */
 export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
-  let obj = shared.get(kv)?.deref();
+  const ref = shared.get(kv);
+  let obj = ref?.deref();
   if (!obj) {
     const written = writtenAs(kv.value);
     if (written) setResourceVersion(written, String(kv.modRevision));
@@ -96,7 +97,9 @@ export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
     shared.set(kv, new WeakRef(obj));
     served.set(obj, null);
   }
-  touch(kv, obj);
+  // Kept strongly from its second read on: one pass over every object (an informer's list, a
+  // label index's fill) churns nothing through the recent set (nor the old generation's GC).
+  if (ref) touch(kv, obj);
   return obj as T;
 }
 
