@@ -40,7 +40,7 @@ export const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/,
 /**
  * What the status controller reads of a ServiceCIDR, and so all its informer keeps (client-go's
  * SetTransform, as kube-controller-manager trims its informers' objects): identity and version,
- * deletion and finalizers, the ranges and the Ready condition. The rest (managedFields,
+ * deletion and finalizers, the ranges and the Ready condition's status, reason and message. The rest (managedFields,
  * annotations, labels) stays in the watch cache's stored bytes: held whole, 100,000 objects took
  * twice their JSON again beside the cache.
  */
@@ -57,12 +57,16 @@ export function statusControllerView(sc: ServiceCIDRObject): ServiceCIDRObject {
   // The usual values are shared, not held once per object (each decode makes its own strings).
   if (m.finalizers) view.metadata.finalizers = m.finalizers.length === 1 && m.finalizers[0] === SERVICE_CIDR_FINALIZER ? ONLY_OUR_FINALIZER : m.finalizers;
   if (sc.spec) view.spec = sc.spec;
-  if (ready) {
-    const usual = ready.status === 'True' && ready.reason === '' && ready.message === READY_CONDITION_MESSAGE;
-    view.status = { conditions: [usual ? { type: CONDITION_READY, status: 'True', lastTransitionTime: ready.lastTransitionTime, reason: '', message: READY_CONDITION_MESSAGE } : ready] };
-  }
+  // The controller compares only status, reason and message (a write sets a new
+  // lastTransitionTime of its own): the usual Ready=True is one object shared by all.
+  if (ready) view.status = ready.status === 'True' && ready.reason === '' && ready.message === READY_CONDITION_MESSAGE ? USUAL_READY_STATUS : { conditions: [ready] };
   return view;
 }
+
+/** The Ready=True every synced ServiceCIDR shows, as the status controller's view holds it (no lastTransitionTime). */
+const USUAL_READY_STATUS: NonNullable<ServiceCIDRObject['status']> = Object.freeze({
+  conditions: Object.freeze([Object.freeze({ type: CONDITION_READY, status: 'True', reason: '', message: 'Kubernetes Service CIDR is ready' })]) as Condition[],
+});
 
 const ONLY_OUR_FINALIZER: string[] = Object.freeze([SERVICE_CIDR_FINALIZER]) as string[];
 /** The Ready condition's message (kube's, as the status controller writes it). */
