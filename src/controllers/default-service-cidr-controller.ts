@@ -74,7 +74,7 @@ export class DefaultServiceCIDRController {
   readonly initialized: Promise<void> = new Promise((r) => (this.firstSuccess = r));
 
   constructor(private readonly o: DefaultServiceCIDRControllerOptions) {
-    this.queue = new WorkQueue(o.clock, o.backoff);
+    this.queue = new WorkQueue(o.clock, { backoff: o.backoff });
     this.ctx = internalContext(CONTROLLER_USER, o.logger, { resource: 'servicecidrs' });
     const poke = (): void => this.queue.add(DEFAULT_SERVICE_CIDR_NAME);
     this.informer = new Informer({

@@ -26,6 +26,14 @@ export interface InformerOptions<T extends KubeObject> {
   handlers: InformerHandlers<T>;
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * What the cache keeps of each object (client-go's SetTransform): a controller that reads a few
+   * fields keeps only those, instead of holding every object whole beside the watch cache's copy.
+   * Handlers and get() see the transformed objects.
+   */
+  transform?: (obj: T) => T;
+  /** Objects per page of the list (client-go's pager: 500); the event loop runs between pages. */
+  pageSize?: number;
   /** Backoff after a failed list or a watch that ended without events: doubling from min to max. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -113,27 +121,52 @@ export class Informer<T extends KubeObject> {
     }
   }
 
-  /** Lists, reconciles the cache with what it saw, and returns the list's resourceVersion. */
+  /**
+   * Lists in pages (one snapshot: every page is read at the first one's resourceVersion), applying
+   * each page and letting the event loop run before the next, so 100,000 objects never hold the
+   * server's requests for the seconds their decode takes; then reconciles the cache with what it
+   * saw, and returns the list's resourceVersion. A continuation that expired (410) lists again
+   * from the start.
+   */
   private async relist(): Promise<string> {
-    const out = await this.o.source.list(this.ctx, { labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector });
-    this.lists++;
-    if (this.stopped) return out.resourceVersion;
     const seen = new Set<string>();
-    for (const obj of out.items) {
-      const key = objectKeyOf(obj);
-      seen.add(key);
-      this.apply(key, obj);
+    let cont: string | undefined;
+    let resourceVersion: string;
+    for (;;) {
+      let out;
+      try {
+        out = await this.o.source.list(this.ctx, { labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector, limit: this.o.pageSize ?? 500, continue: cont });
+      } catch (err) {
+        if (cont === undefined || !(isStatusError(err) && err.code === 410)) throw err;
+        seen.clear();
+        cont = undefined;
+        continue;
+      }
+      if (this.stopped) return out.resourceVersion;
+      for (const obj of out.items) {
+        const key = objectKeyOf(obj);
+        seen.add(key);
+        this.apply(key, obj);
+      }
+      if (!out.continue) {
+        resourceVersion = out.resourceVersion;
+        break;
+      }
+      cont = out.continue;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    this.lists++;
     for (const [name, old] of [...this.items]) {
       if (seen.has(name)) continue;
       this.items.delete(name);
       this.call(() => this.o.handlers.onDelete?.(old));
     }
     this.syncedOnce();
-    return out.resourceVersion;
+    return resourceVersion;
   }
 
-  private apply(name: string, obj: T): void {
+  private apply(name: string, received: T): void {
+    const obj = this.o.transform ? this.o.transform(received) : received;
     const old = this.items.get(name);
     this.items.set(name, obj);
     if (!old) this.call(() => this.o.handlers.onAdd?.(obj));
@@ -196,7 +229,7 @@ export class Informer<T extends KubeObject> {
           const key = objectKeyOf(e.object);
           rv = e.object.metadata.resourceVersion ?? rv;
           if (e.type === 'DELETED') {
-            const old = this.items.get(key) ?? e.object;
+            const old = this.items.get(key) ?? (this.o.transform ? this.o.transform(e.object) : e.object);
             this.items.delete(key);
             this.call(() => this.o.handlers.onDelete?.(old));
           } else this.apply(key, e.object);

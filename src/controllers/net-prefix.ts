@@ -60,10 +60,15 @@ export function parsePrefix(text: string): Prefix | undefined {
   return { family: addr.family, value: addr.value & mask(addr.family, bits), bits };
 }
 
-const mask = (family: 4 | 6, bits: number): bigint => {
-  const w = BigInt(width(family));
-  return ((1n << w) - 1n) ^ ((1n << (w - BigInt(bits))) - 1n);
-};
+const masks = new Map<4 | 6, bigint[]>(
+  ([4, 6] as const).map((family) => {
+    const w = BigInt(width(family));
+    return [family, Array.from({ length: width(family) + 1 }, (_, bits) => ((1n << w) - 1n) ^ ((1n << (w - BigInt(bits))) - 1n))];
+  }),
+);
+
+/** The network mask of a prefix length (precomputed: the CIDR index asks for one per look-up). */
+export const mask = (family: 4 | 6, bits: number): bigint => masks.get(family)![bits]!;
 
 /** netip.Prefix.Overlaps: same family, and one contains the other's network. */
 export function overlaps(a: Prefix, b: Prefix): boolean {

@@ -7,28 +7,17 @@
 // PrefixContainsIP: not the network address, nor an IPv4 broadcast address).
 
 import type { Logger } from '../apimachinery/request-context.js';
-import { containsPrefix, parseAddr, parsePrefix, prefixContainsIP, type Addr } from './net-prefix.js';
+import type { CidrIndex } from './cidr-index.js';
+import { parseAddr, parsePrefix } from './net-prefix.js';
 import { IPALLOCATOR_MANAGER, LABEL_IP_FAMILY, LABEL_MANAGED_BY, type IPAddressObject, type ServiceCIDRObject } from './service-cidr-api.js';
 
 export interface ServiceCIDRDeletionCheck {
-  /** True when removing `serviceCIDR` would orphan no allocated address. `all` is every known ServiceCIDR. */
-  canDelete(serviceCIDR: ServiceCIDRObject, all: readonly ServiceCIDRObject[]): Promise<boolean> | boolean;
+  /** True when removing `serviceCIDR` would orphan no allocated address. `ranges` holds every known ServiceCIDR. */
+  canDelete(serviceCIDR: ServiceCIDRObject, ranges: CidrIndex): Promise<boolean> | boolean;
 }
 
 /** For a server without IPAddresses: nothing can be orphaned. */
 export const noAllocatedAddresses: ServiceCIDRDeletionCheck = { canDelete: () => true };
-
-/** kube's ContainsAddress: the names of the ServiceCIDRs one of whose CIDRs contains `ip`. */
-export function containingServiceCIDRs(ip: Addr, all: readonly ServiceCIDRObject[]): string[] {
-  const out: string[] = [];
-  for (const sc of all) {
-    for (const cidr of sc.spec?.cidrs ?? []) {
-      const p = parsePrefix(cidr);
-      if (p && prefixContainsIP(p, ip)) out.push(sc.metadata.name!);
-    }
-  }
-  return out;
-}
 
 /** kube's convertToV1IPFamily(IPFamilyOfCIDRString). */
 const familyLabel = (cidr: string): string => {
@@ -39,17 +28,14 @@ const familyLabel = (cidr: string): string => {
 /** The check over the known IPAddresses (an informer's). */
 export function ipAddressesDeletionCheck(addresses: () => readonly IPAddressObject[], logger: Logger): ServiceCIDRDeletionCheck {
   return {
-    canDelete(serviceCIDR, all) {
+    canDelete(serviceCIDR, ranges) {
       const name = serviceCIDR.metadata.name!;
       let hasParent = true;
       for (const cidr of serviceCIDR.spec?.cidrs ?? []) {
         const prefix = parsePrefix(cidr);
         if (!prefix) continue;
-        const containing = all.filter((sc) => (sc.spec?.cidrs ?? []).some((c) => {
-          const p = parsePrefix(c);
-          return p !== undefined && containsPrefix(p, prefix);
-        }));
-        if (containing.length === 0 || (containing.length === 1 && containing[0]!.metadata.name === name)) hasParent = false;
+        const containing = ranges.containing(prefix);
+        if (containing.size === 0 || (containing.size === 1 && containing.has(name))) hasParent = false;
       }
       if (hasParent) {
         logger.info({ serviceCIDR: name }, 'Deleting ServiceCIDR contained in other ServiceCIDR');
@@ -62,8 +48,8 @@ export function ipAddressesDeletionCheck(addresses: () => readonly IPAddressObje
           if (labels[LABEL_IP_FAMILY] !== family || labels[LABEL_MANAGED_BY] !== IPALLOCATOR_MANAGER) continue;
           const address = parseAddr(ip.metadata.name ?? '');
           if (!address) continue;
-          const containing = containingServiceCIDRs(address, all);
-          if (containing.length === 1 && containing[0] === name) {
+          const containing = ranges.containingAddress(address);
+          if (containing.size === 1 && containing.has(name)) {
             logger.info({ serviceCIDR: name, ipAddress: ip.metadata.name }, 'Deleting ServiceCIDR blocked by IP address');
             return false;
           }

@@ -30,18 +30,21 @@ import {
   LABEL_MANAGED_BY,
   findCondition,
   rfc3339,
+  statusControllerView,
+  READY_CONDITION_MESSAGE,
   type IPAddressObject,
   type ServiceCIDRObject,
 } from './service-cidr-api.js';
-import { containingServiceCIDRs, ipAddressesDeletionCheck, noAllocatedAddresses, type ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
+import { ipAddressesDeletionCheck, noAllocatedAddresses, type ServiceCIDRDeletionCheck } from './service-cidr-deletion.js';
 import type { EventRecorder } from './events/event-recorder.js';
-import { overlaps, parseAddr, parsePrefix } from './net-prefix.js';
+import { CidrIndex } from './cidr-index.js';
+import { parseAddr } from './net-prefix.js';
 import { runWorker } from './worker.js';
 import { WorkQueue } from './work-queue.js';
 import type { BackoffOptions } from '../apimachinery/backoff.js';
 
 export const STATUS_CONTROLLER_NAME = 'service-cidr-controller';
-export const READY_MESSAGE = 'Kubernetes Service CIDR is ready';
+export const READY_MESSAGE = READY_CONDITION_MESSAGE;
 export const TERMINATING_MESSAGE = 'There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR';
 /** kube-controller-manager's `Run(ctx, 5)` for this controller. */
 export const STATUS_CONTROLLER_WORKERS = 5;
@@ -87,22 +90,26 @@ export class ServiceCIDRStatusController {
    * creates cost O(objects) each.
    */
   private readonly deleting = new Set<string>();
+  /** The informer's ServiceCIDRs by range, kept by its handlers (kube's tree): overlap and containment without a scan. */
+  private readonly ranges = new CidrIndex();
 
   constructor(private readonly o: ServiceCIDRStatusControllerOptions) {
-    this.queue = new WorkQueue(o.clock, o.backoff);
+    this.queue = new WorkQueue(o.clock, { backoff: o.backoff });
     this.ctx = internalContext(CONTROLLER_USER, o.logger, { resource: 'servicecidrs' });
     if (o.ipAddresses) {
       // Only addresses kube's allocator manages can block a deletion, so only they re-check one.
       const recheck = (ip: IPAddressObject): void => {
         if (ip.metadata.labels?.[LABEL_MANAGED_BY] !== IPALLOCATOR_MANAGER) return;
         const address = parseAddr(ip.metadata.name ?? '');
-        if (address) for (const name of containingServiceCIDRs(address, this.informer.list())) this.queue.add(name);
+        if (address) for (const name of this.ranges.containingAddress(address)) this.queue.add(name);
       };
       this.ipInformer = new Informer({
         source: o.ipAddresses,
         user: CONTROLLER_USER,
         clock: o.clock,
         logger: o.logger,
+        // Only the name (the address) and the labels are read.
+        transform: (ip) => ({ apiVersion: ip.apiVersion, kind: ip.kind, metadata: { name: ip.metadata.name, resourceVersion: ip.metadata.resourceVersion, labels: ip.metadata.labels } }),
         // kube re-checks on adds and deletes; a label change can unblock or block one too.
         handlers: { onAdd: recheck, onUpdate: (old, ip) => (recheck(old), recheck(ip)), onDelete: recheck },
       });
@@ -115,9 +122,11 @@ export class ServiceCIDRStatusController {
       user: CONTROLLER_USER,
       clock: o.clock,
       logger: o.logger,
+      transform: statusControllerView,
       handlers: {
         onAdd: (obj) => {
           this.track(obj);
+          this.ranges.set(obj.metadata.name!, obj.spec?.cidrs);
           this.queue.add(obj.metadata.name!);
           // A new range may now cover one being deleted (kube re-checks the ranges it overlaps).
           this.requeueOverlapping(obj);
@@ -125,10 +134,12 @@ export class ServiceCIDRStatusController {
         },
         onUpdate: (_old, obj) => {
           this.track(obj);
+          this.ranges.set(obj.metadata.name!, obj.spec?.cidrs);
           this.queue.add(obj.metadata.name!);
         },
         onDelete: (obj) => {
           this.deleting.delete(obj.metadata.name!);
+          this.ranges.delete(obj.metadata.name!);
           this.queue.add(obj.metadata.name!);
           this.requeueDeleting();
         },
@@ -165,12 +176,7 @@ export class ServiceCIDRStatusController {
 
   /** kube's overlappingServiceCIDRs: every ServiceCIDR with a range overlapping one of `sc`'s. */
   private requeueOverlapping(sc: ServiceCIDRObject): void {
-    const mine = (sc.spec?.cidrs ?? []).map(parsePrefix).filter((p) => p !== undefined);
-    if (!mine.length) return;
-    for (const other of this.informer.list()) {
-      const theirs = (other.spec?.cidrs ?? []).map(parsePrefix);
-      if (theirs.some((p) => p && mine.some((m) => overlaps(m, p)))) this.queue.add(other.metadata.name!);
-    }
+    for (const p of this.ranges.rangesOf(sc.metadata.name!)) for (const name of this.ranges.overlapping(p)) this.queue.add(name);
   }
 
   private scheduleResync(): void {
@@ -207,7 +213,7 @@ export class ServiceCIDRStatusController {
 
   private async syncDeleting(obj: ServiceCIDRObject): Promise<void> {
     const name = obj.metadata.name!;
-    if (!(await this.deletion.canDelete(obj, this.informer.list()))) {
+    if (!(await this.deletion.canDelete(obj, this.ranges))) {
       await this.setCondition(obj, { status: 'False', reason: REASON_TERMINATING, message: TERMINATING_MESSAGE });
       return;
     }

@@ -43,6 +43,13 @@ export class TrustBundleExpiryReporter {
       user: CONTROLLER_USER,
       clock: o.clock,
       logger: o.logger,
+      // Only the name, the signer and the bundle are read: the rest is not kept per bundle.
+      transform: (ctb) => ({
+        apiVersion: ctb.apiVersion,
+        kind: ctb.kind,
+        metadata: { name: ctb.metadata.name, resourceVersion: ctb.metadata.resourceVersion },
+        spec: { signerName: ctb.spec?.signerName, trustBundle: ctb.spec?.trustBundle },
+      }),
       handlers: {
         onAdd: report,
         onUpdate: (old, obj) => {

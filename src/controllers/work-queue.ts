@@ -2,27 +2,59 @@
 // to two workers at once (a key re-added while it is being processed is queued again when
 // done()), can be added after a delay, and failures back off exponentially per key
 // (5 ms · 2^n, capped: apimachinery's backoffStep), so a conflict or a bad object is retried
-// without a hot loop.
+// without a hot loop. Keys are handed out in the order they were queued (O(1) each: Fifo).
+//
+// Workers share one event loop with the server: a sync that needs no I/O (most of a restart's
+// first pass) resolves in microtasks, and a queue of 100,000 such keys would hold every request
+// for as long. So once a turn of work has run for `yieldAfterMs`, the next get() resolves only
+// after the event loop has run (setImmediate, shared by every waiting worker): I/O, timers and
+// requests go between, as Go's scheduler lets other goroutines run beside client-go's workers.
 
 import type { Clock, TimerHandle } from './clock.js';
 import { backoffStep, type BackoffOptions } from '../apimachinery/backoff.js';
+import { Fifo } from './fifo.js';
 
 /** client-go's per-item default: 5 ms doubling up to 1000 s. */
 export const ITEM_BACKOFF: BackoffOptions = { initialMs: 5, maxMs: 1000_000 };
+/** How long workers may run before the event loop gets a turn. */
+export const YIELD_AFTER_MS = 5;
+
+export interface WorkQueueOptions {
+  /** Per-key backoff of addRateLimited (ITEM_BACKOFF). */
+  backoff?: BackoffOptions;
+  /** Work between two turns of the event loop (YIELD_AFTER_MS). */
+  yieldAfterMs?: number;
+  /** Monotonic milliseconds the turn is measured with (performance.now; tests inject one). */
+  now?: () => number;
+}
 
 export class WorkQueue {
-  private readonly queue: string[] = [];
+  private readonly queue = new Fifo<string>();
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly delayed = new Map<string, { at: number; timer: TimerHandle }>();
-  private waiters: ((key: string | undefined) => void)[] = [];
+  private readonly waiters = new Fifo<(key: string | undefined) => void>();
   private shuttingDown = false;
+  private readonly backoff: BackoffOptions;
+  private readonly yieldAfterMs: number;
+  private readonly now: () => number;
+  /** When the current turn of work began (the last yield). */
+  private turnStart: number;
+  /** The pending yield every worker that asks meanwhile waits on. */
+  private yielding: Promise<void> | undefined;
+  /** How many times get() let the event loop run first. */
+  yields = 0;
 
   constructor(
     private readonly clock: Clock,
-    private readonly backoff: BackoffOptions = ITEM_BACKOFF,
-  ) {}
+    o: WorkQueueOptions = {},
+  ) {
+    this.backoff = o.backoff ?? ITEM_BACKOFF;
+    this.yieldAfterMs = o.yieldAfterMs ?? YIELD_AFTER_MS;
+    this.now = o.now ?? (() => performance.now());
+    this.turnStart = this.now();
+  }
 
   add(key: string): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
@@ -67,9 +99,10 @@ export class WorkQueue {
     return this.failures.get(key) ?? 0;
   }
 
-  /** The next key to process; undefined once shut down. */
+  /** The next key to process; undefined once shut down. After yieldAfterMs of work, only once the event loop has run. */
   get(): Promise<string | undefined> {
     if (this.shuttingDown) return Promise.resolve(undefined);
+    if (this.queue.length > 0 && this.now() - this.turnStart >= this.yieldAfterMs) return this.yieldOnce().then(() => this.get());
     const key = this.queue.shift();
     if (key !== undefined) {
       this.dirty.delete(key);
@@ -77,6 +110,17 @@ export class WorkQueue {
       return Promise.resolve(key);
     }
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private yieldOnce(): Promise<void> {
+    return (this.yielding ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.yields++;
+        this.yielding = undefined;
+        this.turnStart = this.now();
+        resolve();
+      }),
+    ));
   }
 
   /** Processing of `key` finished; if it was added meanwhile it is queued again. */
@@ -92,10 +136,15 @@ export class WorkQueue {
     return this.queue.length;
   }
 
+  /** Items the queue's list has moved in memory so far (at most about one per key queued: O(1) each). */
+  get moved(): number {
+    return this.queue.moved;
+  }
+
   shutDown(): void {
     this.shuttingDown = true;
     for (const d of this.delayed.values()) d.timer.cancel();
     this.delayed.clear();
-    for (const w of this.waiters.splice(0)) w(undefined);
+    for (const w of this.waiters.drain()) w(undefined);
   }
 }

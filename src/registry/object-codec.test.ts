@@ -8,7 +8,9 @@ import { canonicalOrder, kindOrder } from '../apimachinery/field-order.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
 import { MemoryStore } from '../storage/sqlite/memory-store.js';
 import type { KeyValue } from '../storage/revisioned-store.js';
-import { decodeObject, decodeShared, putShared, servedJsonOf } from './object-codec.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { decodeObject, decodeShared, putShared, RECENT_BYTES, servedJsonOf } from './object-codec.js';
 
 const ORDER = kindOrder('spec', 'status');
 
@@ -60,5 +62,42 @@ describe('object codec', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('decodeShared keeps a decoded object only while it is used', () => {
+  // A full collection on demand, to see what the codec still holds.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const kvOf = (i: number): KeyValue => ({ key: `/t/k${i}`, value: new TextEncoder().encode(JSON.stringify(object(`k${i}`))), createRevision: i + 1, modRevision: i + 1 });
+
+  test('readers at the same time share one object; once none holds it, the bytes do not keep it (a single pass is not kept)', async () => {
+    const kv = kvOf(1);
+    const first = decodeShared(kv);
+    assert.equal(decodeShared(kv), first, 'shared while held');
+    const other = kvOf(2);
+    const seen = new WeakRef(decodeShared(other));
+    // Let the current job end (WeakRef targets live until then), then collect.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    assert.equal(seen.deref(), undefined, 'a value read once is not kept beside its bytes');
+    assert.equal(decodeShared(kv), first, 'still shared by the reader holding it');
+  });
+
+  test('a value read again is kept (the recent set), up to RECENT_BYTES of stored bytes', async () => {
+    const kv = kvOf(3);
+    decodeShared(kv);
+    const again = new WeakRef(decodeShared(kv));
+    await new Promise((r) => setImmediate(r));
+    gc();
+    assert.ok(again.deref(), 'read twice: kept');
+    // Others read twice push it out once their bytes pass the budget.
+    const big = new TextEncoder().encode(JSON.stringify({ ...object('big'), spec: { pad: 'x'.repeat(1 << 20) } }));
+    const kvs = Array.from({ length: Math.ceil(RECENT_BYTES / big.byteLength) + 2 }, (_, i): KeyValue => ({ key: `/t/big${i}`, value: big, createRevision: 100 + i, modRevision: 100 + i }));
+    for (const k of kvs) (decodeShared(k), decodeShared(k));
+    await new Promise((r) => setImmediate(r));
+    gc();
+    assert.equal(again.deref(), undefined, 'evicted past the budget');
+    assert.ok(kvs.length > 0);
   });
 });

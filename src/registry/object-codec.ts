@@ -1,7 +1,10 @@
 // Objects to stored bytes and back. Stored bytes never hold resourceVersion: it is the key's
 // modRevision, stamped on read. A stored version read by many (the watch cache keeps its values)
-// is decoded once and serialized once: the same object and the same JSON bytes for every GET,
-// list item and watch event of that version, held only as long as the version is.
+// is decoded once and serialized once while anyone holds it: the same object and the same JSON
+// bytes for every GET, list item and watch event of that version. The decoded form is not kept
+// beside the stored bytes for the version's life (that held every object twice: 100,000
+// ServiceCIDRs at 2× their JSON again once listed); only values read again recently, up to
+// RECENT_BYTES of stored bytes, are kept strongly, the rest as long as a reader holds them.
 
 import { setResourceVersion } from '../apimachinery/field-order.js';
 import type { KubeObject } from '../apimachinery/object-meta.js';
@@ -23,7 +26,26 @@ export function decodeObject<T extends KubeObject>(kv: KeyValue): T {
   return obj;
 }
 
-const shared = new WeakMap<KeyValue, KubeObject>();
+/** Each stored value's decoded object, while anyone holds it. */
+const shared = new WeakMap<KeyValue, WeakRef<KubeObject>>();
+
+/** Stored bytes of recently decoded values kept strongly (the hot set of GETs and repeated lists). */
+export const RECENT_BYTES = 16 * 1024 * 1024;
+
+/** The recently read values' objects, least recent first (a Map keeps insertion order): O(1) touch and eviction. */
+const recent = new Map<KeyValue, KubeObject>();
+let recentBytes = 0;
+
+function touch(kv: KeyValue, obj: KubeObject): void {
+  if (recent.delete(kv)) recentBytes -= kv.value.byteLength;
+  recent.set(kv, obj);
+  recentBytes += kv.value.byteLength;
+  for (const [old] of recent) {
+    if (recentBytes <= RECENT_BYTES || old === kv) break;
+    recent.delete(old);
+    recentBytes -= old.value.byteLength;
+  }
+}
 
 /**
  * Objects being written, by the memory of the bytes they are written as (putShared), from the
@@ -66,14 +88,18 @@ const served = new WeakMap<object, Buffer | null>();
  * treat the result as read-only.
  */
 export function decodeShared<T extends KubeObject>(kv: KeyValue): T {
-  let obj = shared.get(kv);
+  const ref = shared.get(kv);
+  let obj = ref?.deref();
   if (!obj) {
     const written = writtenAs(kv.value);
     if (written) setResourceVersion(written, String(kv.modRevision));
     obj = written ?? decodeObject<T>(kv);
-    shared.set(kv, obj);
+    shared.set(kv, new WeakRef(obj));
     served.set(obj, null);
   }
+  // Kept strongly from its second read on: one pass over every object (an informer's list, a
+  // label index's fill) churns nothing through the recent set (nor the old generation's GC).
+  if (ref) touch(kv, obj);
   return obj as T;
 }
 
