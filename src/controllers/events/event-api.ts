@@ -4,16 +4,9 @@
 
 import type { KubeObject } from '../../apimachinery/object-meta.js';
 import { internalContext, type Logger, type RequestContext, type UserInfo } from '../../apimachinery/request-context.js';
+import type { ObjectReference } from '../../apimachinery/object-reference.js';
 
-export interface ObjectReference {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
+export type { ObjectReference };
 
 export interface EventObject extends KubeObject {
   involvedObject?: ObjectReference;

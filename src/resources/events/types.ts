@@ -2,22 +2,13 @@
 // shape of the same objects. Field names are kube's JSON names.
 
 import type { KubeObject } from '../../apimachinery/object-meta.js';
+import type { ObjectReference } from '../../apimachinery/object-reference.js';
 
+export type { ObjectReference };
 export const CORE_VERSION = 'v1';
 export const EVENTS_GROUP = 'events.k8s.io';
 export const EVENTS_VERSION = 'v1';
 export const KIND = 'Event';
-
-export interface ObjectReference {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
-
 export interface EventSource {
   component?: string;
   host?: string;
