@@ -49,10 +49,21 @@ export function processCpuSeconds(pid: number | undefined): number {
   }
 }
 
-/** This process's CPU seconds (user + system). */
+/**
+ * This process's CPU seconds (user + system), with those of its children that have ended: the
+ * load generator, whether it runs here (autocannon, the raw etcd client) or as a wrk process.
+ */
 export const ownCpuSeconds = (): number => {
   const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
+  let children = 0;
+  try {
+    // cutime and cstime, the 16th and 17th fields: children waited for (wrk after its run).
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    children = (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    // not Linux: this process only
+  }
+  return (u.user + u.system) / 1e6 + children;
 };
 
 /**
@@ -82,4 +93,16 @@ export function storageRequests(metricsText: string): Record<string, number> {
     if (op) out[op] = (out[op] ?? 0) + Number(m[2]);
   }
   return out;
+}
+
+/** CPU seconds the whole machine has been busy, all cores (Linux /proc/stat; NaN elsewhere). */
+export function machineBusySeconds(): number {
+  try {
+    // The first line sums every core: user nice system idle iowait irq softirq steal …, in ticks (100/s).
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = ticks[3]! + ticks[4]!;
+    return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle) / 100;
+  } catch {
+    return NaN;
+  }
 }

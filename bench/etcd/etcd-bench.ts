@@ -11,7 +11,8 @@
 
 import { Etcd3 } from 'etcd3';
 import type { LoadResult } from '../lib/http-load.js';
-import { runLoad } from '../lib/http-load.js';
+import { apiLoad, apiLoadTool } from './api-load.js';
+import { benchEtcdReplicas } from './etcd-replicas-bench.js';
 import { startEtcdCluster } from '../../test/support/etcd-process.js';
 import { etcdCalls, etcdCpuSeconds, ownCpuSeconds, perUnit, processCpuSeconds, storageRequests, sum, waitForQuiet } from './etcd-bench-meters.js';
 
@@ -98,7 +99,8 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
   const client = new Etcd3({ hosts: [clientUrl] });
   let server: (EtcdBenchServer & { stop(): Promise<void> }) | undefined;
   try {
-    server = await deps.startServer(['--storage-backend', 'etcd', '--etcd-servers', clientUrl, '--etcd-prefix', '/bench']);
+    const serverArgs = ['--storage-backend', 'etcd', '--etcd-servers', clientUrl, '--etcd-prefix', '/bench'];
+    server = await deps.startServer(serverArgs);
     const s = server;
     const headers = { Authorization: `Bearer ${s.token}` };
     const sample = JSON.stringify({ apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'etcd-bench-get', labels: { bench: 'yes' } }, spec: { cidrs: ['10.1.2.0/24'] } });
@@ -111,7 +113,7 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
     const settledValue = (await client.kv.range({ key: sampleKey })).kvs[0]!.value;
     // Raw keys of the size of the stored objects, under their own prefix (the list baseline).
     for (let i = 0; i < 100; i++) await client.put(`/raw/list/${String(i).padStart(3, '0')}`).value(settledValue);
-    console.log(`\netcd (one member on this machine; raw = the etcd3 client in this process; values of ${value.length} B as a create writes, ${settledValue.length} B as the controller leaves a ServiceCIDR)`);
+    console.log(`\netcd (one member on this machine; raw = the etcd3 client in this process; values of ${value.length} B as a create writes, ${settledValue.length} B as the controller leaves a ServiceCIDR; API load: ${apiLoadTool()})`);
 
     // Raw etcd work shaped as the server's: the create's Txn (compare "absent", put; the current
     // value on a lost compare), and an update's (read, then compare the mod revision, put).
@@ -134,7 +136,7 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
       const put = await metered(clientUrl, s.pid, () => rawRate(c, ms, (n) => client.put(`/raw/put/${c}/${n}`).value(value).exec()), rawOps);
       // A create is a Txn (compare "absent", put): that baseline too, measured beside the put.
       const txn = c === 50 ? await metered(clientUrl, s.pid, () => rawRate(c, ms, (n) => createTxn(Buffer.from(`/raw/txn/${n}`))), rawOps) : undefined;
-      const ours = await metered(clientUrl, s.pid, () => runLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'POST', path: SC, body: createBody }), opsOf);
+      const ours = await metered(clientUrl, s.pid, () => apiLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'POST', path: SC, body: createBody }), opsOf);
       deps.row(`etcd create ${String(c).padStart(2)} conn`, ours.result, put.result, 'raw put', c === 50 ? 0.6 : undefined);
       // The controllers write each new ServiceCIDR's finalizer and Ready condition, mostly after
       // the run: the baselines below wait for them, and the rate with them done is printed.
@@ -164,7 +166,7 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
       // Like with like: a kind no controller writes to, one Txn per create.
       const ctbBody = JSON.stringify({ apiVersion: 'certificates.platform.io/v1beta1', kind: 'ClusterTrustBundle', metadata: { generateName: 'etcd-bench-' }, spec: { trustBundle: s.ca } });
       await waitForQuiet(clientUrl);
-      const ctb = await metered(clientUrl, s.pid, () => runLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'POST', path: CTB, body: ctbBody }), opsOf);
+      const ctb = await metered(clientUrl, s.pid, () => apiLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'POST', path: CTB, body: ctbBody }), opsOf);
       deps.row(`etcd create CTB ${c} conn`, ctb.result, txn.result, 'raw create Txn', CTB_CREATE_TARGET);
       const cpuRatio = ctb.cpu.server / txn.cpu.client;
       console.log(
@@ -186,13 +188,19 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
     const unsettled = await perRead(`${SC}/etcd-bench-get`);
     await waitForQuiet(clientUrl);
     for (const c of CONNECTIONS) {
-      const raw = await rawRate(c, ms, () => client.kv.range({ key: sampleKey }));
-      const ours = await runLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'GET', path: `${SC}/etcd-bench-get` });
-      deps.row(`etcd get    ${String(c).padStart(2)} conn`, ours, raw, 'raw range 1 key', GET_TARGET);
+      const raw = await metered(clientUrl, s.pid, () => rawRate(c, ms, () => client.kv.range({ key: sampleKey })), rawOps);
+      const ours = await metered(clientUrl, s.pid, () => apiLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'GET', path: `${SC}/etcd-bench-get` }), opsOf);
+      deps.row(`etcd get    ${String(c).padStart(2)} conn`, ours.result, raw.result, 'raw range 1 key', GET_TARGET);
+      // The same get from the watch cache (resourceVersion=0, no etcd call): what the gRPC call adds.
+      const cached = await metered(clientUrl, s.pid, () => apiLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'GET', path: `${SC}/etcd-bench-get?resourceVersion=0` }), opsOf);
+      console.log(
+        `  CPU per get: server ${us(ours.cpu.server)}, etcd ${us(ours.cpu.etcd)}, load generator ${us(ours.cpu.client)}; raw range: client ${us(raw.cpu.client)}, etcd ${us(raw.cpu.etcd)}; ` +
+          `the same get with resourceVersion=0 (from the watch cache) ${cached.result.perSecond.toFixed(0)}/s, server ${us(cached.cpu.server)}, load generator ${us(cached.cpu.client)}`,
+      );
     }
     for (const c of CONNECTIONS) {
       const raw = await rawRate(c, ms, () => client.kv.range({ key: Buffer.from('/raw/list/'), range_end: Buffer.from('/raw/list0'), limit: 100 }));
-      const ours = await runLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'GET', path: `${SC}?limit=100` });
+      const ours = await apiLoad({ url: s.url, ca: s.ca, connections: c, durationMs: ms, headers, method: 'GET', path: `${SC}?limit=100` });
       deps.row(`etcd list100 ${String(c).padStart(2)} conn`, ours, raw, 'raw range 100', undefined);
     }
 
@@ -246,6 +254,8 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
     console.log(`  get by name, resourceVersion=0       ${await perRead(`${SC}/etcd-bench-get?resourceVersion=0`)}`);
     console.log(`  list (consistent, from the cache)    ${await perRead(`${SC}?limit=100`)}   (target: one revision read)`);
     console.log(`  list resourceVersion=0               ${await perRead(`${SC}?limit=100&resourceVersion=0`)}   (target: none)`);
+
+    await benchEtcdReplicas(deps, clientUrl, s, serverArgs, `${SC}/etcd-bench-get`);
   } finally {
     await server?.stop();
     client.close();
