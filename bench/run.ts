@@ -76,9 +76,9 @@ async function main(): Promise<void> {
     if (runs('etcd')) {
       await benchEtcd({
         durationMs: DURATION_MS,
-        startServer: async (args) => {
+        startServer: async (args, nodeArgs) => {
           // BENCH_ETCD_PROF=dir: a CPU profile of the server on etcd, written there when it stops.
-          const s = await startApiServer(process.env.BENCH_ETCD_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_ETCD_PROF] : [], args);
+          const s = await startApiServer(nodeArgs ?? (process.env.BENCH_ETCD_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_ETCD_PROF] : []), args);
           return { ...s, pid: s.child.pid, stop: async () => { await stop(s.child); rmSync(s.dataDir, { recursive: true, force: true }); } };
         },
         request: (s, path, method, body) => fetchBody(s, path, method, body),

@@ -13,6 +13,7 @@ import { Etcd3 } from 'etcd3';
 import type { LoadResult } from '../lib/http-load.js';
 import { apiLoad, apiLoadTool } from './api-load.js';
 import { benchEtcdReplicas } from './etcd-replicas-bench.js';
+import { profileEtcdLoads } from './etcd-profile-bench.js';
 import { startEtcdCluster } from '../../test/support/etcd-process.js';
 import { etcdCalls, etcdCpuSeconds, ownCpuSeconds, perUnit, processCpuSeconds, storageRequests, sum, waitForQuiet } from './etcd-bench-meters.js';
 
@@ -27,7 +28,7 @@ export interface EtcdBenchServer {
 export interface EtcdBenchDeps {
   durationMs: number;
   /** Starts the API server with these extra flags. */
-  startServer(args: string[]): Promise<EtcdBenchServer & { stop(): Promise<void> }>;
+  startServer(args: string[], nodeArgs?: string[]): Promise<EtcdBenchServer & { stop(): Promise<void> }>;
   /** One request through the server (throws on a non-2xx answer). */
   request(server: EtcdBenchServer, path: string, method?: string, body?: string): Promise<Buffer>;
   row(label: string, ours: LoadResult, baseline: number, baselineLabel: string, target?: number): void;
@@ -256,6 +257,11 @@ export async function benchEtcd(deps: EtcdBenchDeps): Promise<void> {
     console.log(`  list resourceVersion=0               ${await perRead(`${SC}?limit=100&resourceVersion=0`)}   (target: none)`);
 
     await benchEtcdReplicas(deps, clientUrl, s, serverArgs, `${SC}/etcd-bench-get`);
+    const ctbBody = JSON.stringify({ apiVersion: 'certificates.platform.io/v1beta1', kind: 'ClusterTrustBundle', metadata: { generateName: 'etcd-bench-' }, spec: { trustBundle: s.ca } });
+    await profileEtcdLoads(deps, clientUrl, serverArgs, [
+      { label: 'ClusterTrustBundle create', method: 'POST', path: CTB, body: ctbBody },
+      { label: 'get by name', method: 'GET', path: `${SC}/etcd-bench-get` },
+    ]);
   } finally {
     await server?.stop();
     client.close();
