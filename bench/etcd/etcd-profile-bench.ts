@@ -30,7 +30,7 @@ const INCLUSIVE = ['@grpc/grpc-js', 'etcd3', 'node:http2', 'src/http', 'src/auth
 
 export async function profileEtcdLoads(deps: ProfileBenchDeps, clientUrl: string, serverArgs: string[], loads: Array<{ label: string; method: 'GET' | 'POST'; path: string; body?: string }>): Promise<void> {
   console.log('');
-  console.log('etcd, where the server\'s CPU goes (a fresh server under node --cpu-prof, 50 connections, the samples taken during the load; self: the leaf frame\'s group; with callees: a group anywhere on the stack):');
+  console.log('etcd, where the server\'s CPU goes (a fresh server under node --cpu-prof, 50 connections, after a second of warm-up, the samples taken during the load; self: the leaf frame\'s group; with callees: a group anywhere on the stack):');
   for (const load of loads) {
     const dir = mkdtempSync(join(tmpdir(), 'platform-bench-prof-'));
     try {
@@ -41,10 +41,13 @@ export async function profileEtcdLoads(deps: ProfileBenchDeps, clientUrl: string
       let to = 0;
       let cpu = 0;
       try {
+        const run = (durationMs: number) => apiLoad({ url: s.url, ca: s.ca, connections: 50, durationMs, headers: { Authorization: `Bearer ${s.token}` }, method: load.method, path: load.path, ...(load.body === undefined ? {} : { body: load.body }) });
+        // A fresh process compiles as it goes: a first second of the same load, not sampled.
+        await run(1000);
         await waitForQuiet(clientUrl);
         const before = processCpuSeconds(s.pid);
         from = Date.now() - spawned;
-        result = await apiLoad({ url: s.url, ca: s.ca, connections: 50, durationMs: deps.durationMs, headers: { Authorization: `Bearer ${s.token}` }, method: load.method, path: load.path, ...(load.body === undefined ? {} : { body: load.body }) });
+        result = await run(deps.durationMs);
         to = Date.now() - spawned;
         cpu = ((processCpuSeconds(s.pid) - before) * 1e6) / Math.max(1, result.requests);
       } finally {
