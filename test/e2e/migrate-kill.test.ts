@@ -11,14 +11,13 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
-import { startServer } from './harness.js';
+import { servedServiceCidrs } from './served-service-cidrs.js';
 import { requireEtcd, startEtcdCluster, type EtcdCluster } from '../support/etcd-process.js';
 import { fillServiceCidrs } from '../support/large-store.js';
 import { assertServerRefuses, killAt, killWhen, namedCommand } from '../support/kill-points.js';
 import { runCli } from '../support/run-cli.js';
 
 const haveEtcd = requireEtcd('migrations are killed midway into and out of a real etcd') !== undefined;
-const SC = '/apis/networking.platform.io/v1/servicecidrs';
 // Nothing the server would write on its own: what it serves is what the migration wrote.
 const ARGS = ['--controllers='];
 const SQLITE_ARGS = [...ARGS, '--snapshot-schedule-cron', ''];
@@ -27,22 +26,8 @@ const TO_STEPS = ['migrate-to-etcd:marked', 'migrate-to-etcd:copying', 'migrate-
 const FROM_STEPS = ['migrate-from-etcd:marked', 'migrate-from-etcd:copying', 'migrate-from-etcd:verifying', 'migrate-from-etcd:renamed'];
 
 /** Every ServiceCIDR a server started with `args` serves, by name. */
-async function served(args: string[], dataDir?: string): Promise<Map<string, string>> {
-  const server = await startServer({ ...(dataDir ? { dataDir, removeOnStop: false } : {}), args: [...(dataDir ? SQLITE_ARGS : ARGS), ...args] });
-  try {
-    const out = new Map<string, string>();
-    let next = '';
-    do {
-      const r = await server.request('GET', `${SC}?limit=1000${next ? `&continue=${encodeURIComponent(next)}` : ''}`);
-      assert.equal(r.status, 200, r.text);
-      for (const o of r.json.items) out.set(o.metadata.name, `${o.metadata.uid} ${o.spec.cidrs[0]} ${o.metadata.annotations.note.length}`);
-      next = r.json.metadata.continue ?? '';
-    } while (next);
-    return out;
-  } finally {
-    await server.stop({ keepData: true });
-  }
-}
+const served = (args: string[], dataDir?: string): Promise<Map<string, string>> =>
+  servedServiceCidrs({ ...(dataDir ? { dataDir, removeOnStop: false } : {}), args: [...(dataDir ? SQLITE_ARGS : ARGS), ...args] });
 
 describe('migrate killed with SIGKILL', { skip: !haveEtcd }, () => {
   const root = mkdtempSync(join(tmpdir(), 'platform-migrate-kill-'));

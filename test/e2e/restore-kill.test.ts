@@ -10,34 +10,18 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from './harness.js';
+import { servedServiceCidrs } from './served-service-cidrs.js';
 import { fillServiceCidrs } from '../support/large-store.js';
 import { assertServerRefuses, killAt, killWhen, namedCommand } from '../support/kill-points.js';
 import { runCli } from '../support/run-cli.js';
 
-const SC = '/apis/networking.platform.io/v1/servicecidrs';
 // Nothing the server would write on its own: what it serves is what the restore wrote.
 const ARGS = ['--controllers=', '--snapshot-schedule-cron', ''];
 const STEPS = ['restore:marked', 'restore:copying', 'restore:verifying', 'restore:renamed'];
 const REFUSAL = /^platform-apiserver: data dir \/\S+ holds an unfinished store: `platform-apiserver snapshot restore \/\S+ --data-dir \/\S+` \(pid \d+ on [^,]+, started [^)]+\) did not finish; run that command again to finish it/;
 
 /** Every ServiceCIDR a server on `dataDir` serves, by name: its uid and its ~2 KB bytes' length. */
-async function served(dataDir: string): Promise<Map<string, string>> {
-  const server = await startServer({ dataDir, removeOnStop: false, args: ARGS });
-  try {
-    const out = new Map<string, string>();
-    let next = '';
-    do {
-      const r = await server.request('GET', `${SC}?limit=1000${next ? `&continue=${encodeURIComponent(next)}` : ''}`);
-      assert.equal(r.status, 200, r.text);
-      for (const o of r.json.items) out.set(o.metadata.name, `${o.metadata.uid} ${o.spec.cidrs[0]} ${o.metadata.annotations.note.length}`);
-      next = r.json.metadata.continue ?? '';
-    } while (next);
-    return out;
-  } finally {
-    await server.stop({ keepData: true });
-  }
-}
+const served = (dataDir: string): Promise<Map<string, string>> => servedServiceCidrs({ dataDir, removeOnStop: false, args: ARGS });
 
 describe('snapshot restore killed with SIGKILL', () => {
   const root = mkdtempSync(join(tmpdir(), 'platform-restore-kill-'));
