@@ -45,7 +45,11 @@ export function etcdctl(endpoints: string, args: string[], input?: string): Prom
       { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 30_000, maxBuffer: 256 * 1024 * 1024 },
       (err, stdout, stderr) => (err ? reject(new Error(`etcdctl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)),
     );
-    child.stdin?.end(input ?? '');
+    // etcdctl may exit before reading its stdin (a delete needs none): its exit decides the
+    // outcome, so a write to the closed pipe (EPIPE) is not an error of ours.
+    child.stdin?.on('error', () => undefined);
+    if (input) child.stdin?.end(input);
+    else child.stdin?.end();
   });
 }
 
