@@ -41,10 +41,13 @@ test('a read sent before a rewind was noticed, answered from the new history, do
 
     const before = endings();
     store.watch('/a', { afterRevision: 100 }).start(before.sink);
+    // Two reads on their way at once, each its own call (gets of one turn would share one).
     const first = store.get('/a');
+    const answerFirst = await next();
     const second = store.get('/a');
+    const answerSecond = await next();
     // etcd restored to revision 50: the first answer proves it.
-    (await next())(50);
+    answerFirst(50);
     await first;
     assert.equal(before.ended.length, 1);
     assert.ok(before.ended[0] instanceof HistoryRewound, 'the watch from the old history ends with HistoryRewound');
@@ -53,7 +56,7 @@ test('a read sent before a rewind was noticed, answered from the new history, do
     const after = endings();
     store.watch('/a', { afterRevision: 50 }).start(after.sink);
     // The second read, sent before the rewind was noticed, is answered from the new history.
-    (await next())(60);
+    answerSecond(60);
     await second;
     assert.deepEqual(after.ended, [], 'the watch opened after the rewind goes on');
     assert.equal(store.observedRevision(), 60);

@@ -15,6 +15,7 @@ import type { Etcd3, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } fr
 import { connectEtcd, transportFailure, type EtcdConnectionOptions } from './etcd-client.js';
 import { toStorageError } from './etcd-errors.js';
 import { EtcdKeySpace } from './etcd-keys.js';
+import { ReadBatch, type KeysRead } from './etcd-read-batch.js';
 import { EtcdWatch, kvOf } from './etcd-watch.js';
 import { UnfinishedGuard, type EtcdUnfinishedMark } from './etcd-unfinished.js';
 import { earlyProgressAnswers, oldestVersion } from './etcd-version.js';
@@ -77,6 +78,8 @@ export class EtcdStore implements RevisionedStore {
   private readonly counters: EtcdStoreStats = { ranges: 0, txns: 0, revisionReads: 0, watchesOpened: 0 };
   /** Refuses the prefix while a migration into it has not finished (etcd-unfinished.ts). */
   private readonly guard: UnfinishedGuard;
+  /** Consistent gets of one event-loop turn, sent to etcd as one call. */
+  private readonly reads = new ReadBatch((keys) => this.readKeys(keys));
 
   constructor(opts: EtcdStoreOptions) {
     this.client = connectEtcd(opts);
@@ -118,11 +121,49 @@ export class EtcdStore implements RevisionedStore {
 
   async get(key: string, opts: GetOptions = {}): Promise<GetResult> {
     await this.guard.assertFinished();
-    const res = await this.range({ key: this.keys.toEtcd(key), revision: opts.revision || 0 }, key);
-    const kv = res.kvs[0];
-    // etcd's header carries its current revision even for a read at a past one.
-    const revision = opts.revision || Number(res.header.revision);
-    return kv ? { kv: kvOf(this.keys, kv), revision } : { revision };
+    if (opts.revision) {
+      const res = await this.range({ key: this.keys.toEtcd(key), revision: opts.revision }, key);
+      const kv = res.kvs[0];
+      // etcd's header carries its current revision even for a read at a past one.
+      return kv ? { kv: kvOf(this.keys, kv), revision: opts.revision } : { revision: opts.revision };
+    }
+    this.assertOpen(key);
+    let read: { kv: IKeyValue | undefined; revision: number };
+    try {
+      read = await this.reads.get(this.keys.toEtcd(key));
+    } catch (err) {
+      throw err instanceof StorageError ? err : await this.readError(err, key);
+    }
+    return read.kv ? { kv: kvOf(this.keys, read.kv), revision: read.revision } : { revision: read.revision };
+  }
+
+  /**
+   * One etcd call reading these keys at its current revision (etcd-read-batch.ts): a Range for
+   * one key, a read-only Txn of Ranges for more. Sent again to another member only when it never
+   * left this process, as every read.
+   */
+  private async readKeys(keys: Buffer[]): Promise<KeysRead> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.closed) throw new StorageError('Unavailable', 'store is closed');
+      this.counters.ranges += keys.length;
+      const floor = this.observed;
+      const epoch = this.rewinds;
+      try {
+        if (keys.length === 1) {
+          const res = await this.client.kv.range({ key: keys[0]! });
+          const revision = Number(res.header.revision);
+          this.noteAnswer(revision, floor, epoch);
+          return { kvs: [res.kvs[0]], revision };
+        }
+        const res = await this.client.kv.txn({ compare: [], success: keys.map((key) => ({ request_range: { key } })), failure: [] });
+        const revision = Number(res.header.revision);
+        this.noteAnswer(revision, floor, epoch);
+        return { kvs: res.responses.map((r) => r.response_range?.kvs[0]), revision };
+      } catch (err) {
+        if (transportFailure(err) && attempt < this.readAttempts) continue;
+        throw err;
+      }
+    }
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
