@@ -309,6 +309,42 @@ describe('watch cache and a failing store watch', () => {
     }
   });
 
+  test('a paused client whose replay reached the window, which moved on before it resumed, stays on the store', async () => {
+    const { inner, cache, close } = await setup({ windowSize: 1 });
+    try {
+      const a1 = await inner.optimisticPut('/r/x/a', bytes('1'), 0);
+      const a2 = await inner.optimisticPut('/r/x/a', bytes('2'), a1.revision);
+      const y = await inner.optimisticPut('/r/y', bytes('y'), 0); // the window: [y], from a2 on
+      const watch = cache.watch('/r/x/', { afterRevision: a1.revision }); // below the window: the store replays
+      const seen: WatchEvent[] = [];
+      let ended: { err: unknown } | undefined;
+      watch.requestProgress();
+      // The client takes events, and pauses at its progress event (which completes the replay).
+      watch.start({ next: (e) => (seen.push(e), e.type !== 'progress'), end: (err) => (ended = { err }) });
+      assert.deepEqual(
+        seen.map((e) => [e.type, e.revision]),
+        [
+          ['put', a2.revision],
+          ['progress', y.revision],
+        ],
+      );
+      // Meanwhile the window moves past where the client is.
+      const y2 = await inner.optimisticPut('/r/y', bytes('y2'), y.revision);
+      await inner.optimisticPut('/r/y', bytes('y3'), y2.revision);
+      watch.resume();
+      const a3 = await inner.optimisticPut('/r/x/a', bytes('3'), a2.revision);
+      await waitFor(() => seen.some((e) => e.revision === a3.revision) || ended !== undefined, 'the next event');
+      assert.equal(ended, undefined, 'not ended (a 410 would make the client re-list)');
+      assert.deepEqual(
+        seen.filter((e) => e.type === 'put').map((e) => e.revision),
+        [a2.revision, a3.revision],
+      );
+      watch.stop();
+    } finally {
+      await close();
+    }
+  });
+
   test('a watch replayed by the store that reaches the window while the cache is down stays on the store', async () => {
     const { inner, store, cache, own, close } = await setup({ windowSize: 1, backoff: STAY_DOWN });
     try {
