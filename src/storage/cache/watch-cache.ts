@@ -107,6 +107,7 @@ export class WatchCache implements RevisionedStore {
   private sessionEnded: ((err: unknown) => void) | undefined;
   private waiters: { revision: number; resolve: (caughtUp: boolean) => void }[] = [];
   /** A progress request to the store is on its way (many watchers' requests share it). */
+  // Stryker disable next-line BooleanLiteral: pending since progressAskedAt 0, long over a second ago, so the first request goes out either way
   private progressPending = false;
   private progressAskedAt = 0;
   /** The store's history went back from `from` (see HistoryRewound); cleared once the cache passes it. */
@@ -209,6 +210,7 @@ export class WatchCache implements RevisionedStore {
   private follow(upstream: StoreWatch): void {
     upstream.start({
       next: (e) => {
+        // Stryker disable next-line BooleanLiteral: a replaced stream was stopped (its signal aborted) when the cache let go of it: pausing it changes nothing
         if (this.upstream !== upstream) return true;
         try {
           this.apply(e);
@@ -439,6 +441,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     };
     const timer = setTimeout(done, ms);
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: done() removes the listener itself, so `once` only repeats it
     signal.addEventListener('abort', done, { once: true });
   });
 }
