@@ -351,8 +351,9 @@ export class WatchCache implements RevisionedStore {
     if (this.state !== 'ready') {
       // As kube's cacher: clients back off and retry rather than watch a cache that is not
       // following its store (a store watch each would bypass the fan-out just when it is weak).
-      const why = this.state === 'stopped' ? 'the watch cache is stopped' : `storage is (re)initializing${this.lastError ? `: ${this.lastError}` : ''}`;
-      throw new StorageError('TooManyRequests', why, undefined, undefined, undefined, retryAfterSeconds(Date.now() - this.since));
+      // kube's exact words whether the cache is syncing again or stopped; why it is down is in
+      // health() (/readyz) and the log, not in the answer.
+      throw new StorageError('TooManyRequests', 'storage is (re)initializing', undefined, undefined, undefined, retryAfterSeconds(Date.now() - this.since));
     }
     const after = opts.afterRevision > 0 ? opts.afterRevision : this.contents.revision;
     if (this.rewoundFrom && this.contents.revision >= this.rewoundFrom) this.rewoundFrom = 0;
