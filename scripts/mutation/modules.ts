@@ -35,6 +35,7 @@ export const MUTATION_FLOOR = 85;
 export const slowTests: readonly string[] = [
   'src/resources/clustertrustbundles/go-x509/hostile-input.test.ts',
   'src/auth/webhook/token-webhook-authenticator.test.ts',
+  'src/auth/webhook/webhook-authorizer.test.ts',
   'test/integration/webhook-authorizer.test.ts',
   'src/storage/cache/watch-cache.test.ts',
   'src/storage/cache/watch-cache-recovery.test.ts',
