@@ -46,3 +46,76 @@ test('label values never carry user input: unserved resources and odd methods ar
   assert.deepEqual([n.verb, n.resource, n.scope], ['GET', '', '']);
   assert.equal((await observed('BREW', '/x', 404)).verb, 'other');
 });
+
+test('a watch counts as long-running while open; watches with the same labels share one labels object, a dry run does not', async () => {
+  const running: string[] = [];
+  const seen: ObservedRequest[] = [];
+  const labelObjects: object[] = [];
+  const observer: RequestObserver = {
+    observe: (o) => void seen.push(o),
+    inflight() {},
+    longRunning: (labels, delta) => {
+      labelObjects.push(labels);
+      running.push(`${labels.verb} ${labels.resource} ${delta}`);
+    },
+    rejected() {},
+  };
+  const filter = metricsFilter(observer, served);
+  const watch = (url: string) => {
+    const x = fakeExchange({ url });
+    const u = new URL(url, 'https://x');
+    x.state.query = u.searchParams;
+    x.state.info = resolveRequestInfo('GET', u.pathname, u.searchParams);
+    x.state.longRunning = true;
+    return x;
+  };
+  const a = watch(`${SC}?watch=true`);
+  const b = watch(`${SC}?watch=true`);
+  await filter(a.state, async () => {});
+  await filter(b.state, async () => {});
+  assert.deepEqual(running, ['WATCH servicecidrs 1', 'WATCH servicecidrs 1']);
+  assert.equal(labelObjects[0], labelObjects[1], 'one shared labels object');
+  assert.equal(a.state.metricLabels, b.state.metricLabels);
+  a.close();
+  assert.deepEqual(running, ['WATCH servicecidrs 1', 'WATCH servicecidrs 1', 'WATCH servicecidrs -1']);
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0]!.verb, 'WATCH');
+  // A get is not long-running: nothing counted, and its labels are its own.
+  const get = fakeExchange({ url: `${SC}/x` });
+  get.state.info = resolveRequestInfo('GET', `${SC}/x`, new URLSearchParams());
+  await filter(get.state, async () => {});
+  get.close();
+  assert.equal(running.length, 3);
+
+  const c = watch(`${SC}?watch=true&dryRun=All`);
+  const d = watch(`${SC}?watch=true&dryRun=All`);
+  await filter(c.state, async () => {});
+  await filter(d.state, async () => {});
+  assert.notEqual(c.state.metricLabels, d.state.metricLabels, 'a dry run (user input) is never shared');
+  assert.deepEqual(c.state.metricLabels, d.state.metricLabels);
+  b.close();
+  c.close();
+  d.close();
+});
+
+test("the response's size is its Content-Length (the reply's, else the response's); none or garbage is 0", async () => {
+  const observedSize = async (set: (x: ReturnType<typeof fakeExchange>) => void): Promise<number> => {
+    const seen: ObservedRequest[] = [];
+    const observer: RequestObserver = { observe: (o) => void seen.push(o), inflight() {}, longRunning() {}, rejected() {} };
+    const x = fakeExchange({ url: `${SC}/a` });
+    x.state.info = resolveRequestInfo('GET', `${SC}/a`, new URLSearchParams());
+    set(x);
+    await metricsFilter(observer, served)(x.state, async () => {});
+    x.close();
+    return seen[0]!.responseBytes;
+  };
+  assert.equal(await observedSize((x) => x.state.reply.header('Content-Length', '123')), 123);
+  assert.equal(await observedSize((x) => Object.assign(x.state.reply.raw, { getHeader: (n: string) => (n === 'content-length' ? '77' : undefined) })), 77);
+  assert.equal(await observedSize(() => {}), 0);
+  assert.equal(await observedSize((x) => x.state.reply.header('Content-Length', 'lots')), 0);
+});
+
+test('a resource request whose method has no verb (OPTIONS) is labelled other', async () => {
+  assert.equal((await observed('OPTIONS', SC, 405)).verb, 'other');
+  assert.equal((await observed('OPTIONS', '/healthz', 405)).verb, 'OPTIONS');
+});
