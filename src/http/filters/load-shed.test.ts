@@ -112,3 +112,25 @@ test('a refusal whose client went away during the wait is not built: the request
   await refused;
   assert.equal(served, false);
 });
+
+test('a --max-event-loop-delay of 0 sheds nothing, however late the loop', async () => {
+  const filter = loadShedFilter({ maxDelayMs: 0, lag: () => 10_000, estimator: new WorkEstimator(), observer: noopRequestObserver, rejectDelayMs: 0 });
+  let served = 0;
+  for (let i = 0; i < 3 * SHED_SEATS_PER_USER; i++) await filter(exchange('GET', SC, 'storm').state, async () => void served++);
+  assert.equal(served, 3 * SHED_SEATS_PER_USER);
+});
+
+test('by default a refusal waits about its Retry-After: half of it to one and a half', async (t) => {
+  const filter = loadShedFilter({ maxDelayMs: 1, lag: () => 1000, estimator: new WorkEstimator(), observer: noopRequestObserver, now: () => 0 });
+  for (let i = 0; i < SHED_SEATS_PER_USER; i++) await filter(exchange('GET', SC, 'storm').state, async () => {});
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  t.mock.method(Math, 'random', () => 0.25);
+  let settled = false;
+  const refused = filter(exchange('GET', SC, 'storm').state, async () => assert.fail('must not be served')).finally(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  t.mock.timers.tick(749);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'still waiting at 749 ms (0.75 of the second)');
+  t.mock.timers.tick(1);
+  await assert.rejects(refused, is429);
+});
