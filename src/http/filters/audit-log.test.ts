@@ -90,6 +90,7 @@ describe('RequestAudit', () => {
       ['ResponseComplete', { ok: true }],
     ]);
     assert.deepEqual(full.events[1]!.responseStatus, { metadata: {}, code: 200 });
+    assert.deepEqual(full.events.map((e) => e.requestObject), [{ kind: 'ServiceCIDR' }, { kind: 'ServiceCIDR' }, { kind: 'ServiceCIDR' }], 'the request body at every stage');
   });
 
   test('bodies that are empty, not JSON, or too deep are not recorded', () => {

@@ -76,7 +76,8 @@ test('a request answered 504 while its work went on: its trail ends when the wor
     await x.state.abandonedWork;
     await new Promise((resolve) => setImmediate(resolve));
   });
-  assert.deepEqual(events.map((e) => [e.stage, e.responseStatus?.code, e.annotations?.[TIMED_OUT_ANNOTATION]]), [
+  assert.equal(TIMED_OUT_ANNOTATION, 'apiserver.platform.io/request-timed-out');
+  assert.deepEqual(events.map((e) => [e.stage, e.responseStatus?.code, e.annotations?.['apiserver.platform.io/request-timed-out']]), [
     ['RequestReceived', undefined, undefined],
     ['ResponseComplete', 201, 'the client was answered 504 before the request\'s work ended'],
   ]);

@@ -134,3 +134,18 @@ test('by default a refusal waits about its Retry-After: half of it to one and a 
   t.mock.timers.tick(1);
   await assert.rejects(refused, is429);
 });
+
+test("the refusal's message is kube's; public paths are never counted nor shed by one filter however many come", async () => {
+  const s = setup();
+  s.clock.lag = 500;
+  for (let i = 0; i < SHED_SEATS_PER_USER; i++) await s.send('POST', SC, 'storm');
+  await assert.rejects(s.send('POST', SC, 'storm'), (e: unknown) => is429(e) && (e as { status: { message: string } }).status.message === 'Too many requests, please try again later.');
+  const filter = loadShedFilter({ maxDelayMs: 1, lag: () => 10_000, estimator: new WorkEstimator(), observer: noopRequestObserver, now: () => 0, rejectDelayMs: 0 });
+  let served = 0;
+  for (let i = 0; i < 2 * SHED_SEATS_PER_USER; i++) {
+    const health = exchange('GET', '/readyz', 'storm');
+    health.state.isPublic = true;
+    await filter(health.state, async () => void served++);
+  }
+  assert.equal(served, 2 * SHED_SEATS_PER_USER);
+});

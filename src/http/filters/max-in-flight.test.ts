@@ -33,7 +33,8 @@ const exchange = (method: string, url: string, user = 'alice', groups: string[] 
   return x;
 };
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
-const is429 = (e: unknown) => isStatusError(e) && e.status.code === 429 && e.status.reason === 'TooManyRequests' && e.status.details?.retryAfterSeconds === 1;
+const is429 = (e: unknown) =>
+  isStatusError(e) && e.status.code === 429 && e.status.reason === 'TooManyRequests' && e.status.details?.retryAfterSeconds === 1 && e.status.message === 'Too many requests, please try again later.';
 
 test('past the limit of its kind a request is refused at once with 429; a finished one frees its slot', async () => {
   const obs = recorder();

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { metricsFilter } from './metrics.js';
-import type { RequestObservation as ObservedRequest, RequestObserver } from '../../apimachinery/request-observer.js';
+import type { RequestLabels, RequestObservation as ObservedRequest, RequestObserver } from '../../apimachinery/request-observer.js';
 import { fakeExchange } from './test-state.js';
 
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
@@ -118,4 +118,29 @@ test("the response's size is its Content-Length (the reply's, else the response'
 test('a resource request whose method has no verb (OPTIONS) is labelled other', async () => {
   assert.equal((await observed('OPTIONS', SC, 405)).verb, 'other');
   assert.equal((await observed('OPTIONS', '/healthz', 405)).verb, 'OPTIONS');
+});
+
+test("a non-resource request keeps the methods Go's net/http names as its verb", async () => {
+  for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT']) assert.equal((await observed(method, '/some/path', 404)).verb, method);
+});
+
+test('watches of different resources do not share labels; the duration is in seconds, within the time the request took', async () => {
+  const labels: RequestLabels[] = [];
+  const seen: ObservedRequest[] = [];
+  const observer: RequestObserver = { observe: (o) => void seen.push(o), inflight() {}, longRunning: (l) => void labels.push(l), rejected() {} };
+  const filter = metricsFilter(observer, () => true);
+  const started = performance.now();
+  for (const path of [SC, '/apis/certificates.platform.io/v1beta1/clustertrustbundles']) {
+    const x = fakeExchange({ url: `${path}?watch=true` });
+    const u = new URL(`${path}?watch=true`, 'https://x');
+    x.state.query = u.searchParams;
+    x.state.info = resolveRequestInfo('GET', u.pathname, u.searchParams);
+    x.state.longRunning = true;
+    (x.state as { receivedAt: number }).receivedAt = started;
+    await filter(x.state, async () => {});
+    x.close();
+  }
+  const span = (performance.now() - started) / 1000;
+  assert.deepEqual(labels.map((l) => l.resource), ['servicecidrs', 'servicecidrs', 'clustertrustbundles', 'clustertrustbundles'], 'opened and closed, each with its own labels');
+  for (const o of seen) assert.ok(o.durationSeconds >= 0 && o.durationSeconds <= span, `${o.durationSeconds} s within ${span} s`);
 });

@@ -135,3 +135,17 @@ test('a request already past its deadline on arrival is cancelled as it is refus
   assert.equal(late.state.cancellation.aborted, true);
   assert.equal(late.state.deadline, undefined);
 });
+
+test('a long-running request gets no deadline; a request that times out is logged at debug with its path', async () => {
+  const watch = fakeExchange();
+  watch.state.longRunning = true;
+  await timeoutFilter(1000)(watch.state, async () => {});
+  assert.equal(watch.state.deadline, undefined);
+
+  const logged: unknown[] = [];
+  const x = fakeExchange();
+  x.state.path = '/apis/x';
+  x.state.logger = { ...x.state.logger, debug: (obj: unknown, msg?: string) => void logged.push([obj, msg]) };
+  await assert.rejects(timeoutFilter(20)(x.state, () => sleep(300)), is504);
+  assert.deepEqual(logged, [[{ path: '/apis/x' }, 'request timed out']]);
+});
