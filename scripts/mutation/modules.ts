@@ -35,6 +35,7 @@ export const MUTATION_FLOOR = 85;
 export const slowTests: readonly string[] = [
   'src/resources/clustertrustbundles/go-x509/hostile-input.test.ts',
   'src/auth/webhook/token-webhook-authenticator.test.ts',
+  'src/auth/webhook/webhook-authorizer.test.ts',
   'test/integration/webhook-authorizer.test.ts',
   'src/storage/cache/watch-cache.test.ts',
   'src/storage/cache/watch-cache-recovery.test.ts',
@@ -142,7 +143,6 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'authorization',
-    heldAt: 70, // measured 71.4% (issue #35's first runs); raise as tests are added
     what: 'RBAC and webhook authorization',
     mutate: ['src/auth/rbac/{rule-matching,rbac-authorizer}.ts', 'src/auth/webhook/{webhook-authorizer,subject-access-review}.ts'],
     tests: ['src/auth/rbac/*.test.ts', 'src/auth/webhook/{webhook-authorizer,subject-access-review}*.test.ts', 'test/integration/webhook-authorizer.test.ts', 'src/http/filters/authorization.test.ts'],
@@ -161,7 +161,6 @@ export const criticalModules: readonly CriticalModule[] = [
   },
   {
     name: 'request-filters',
-    heldAt: 72, // measured 73.2% (issue #35's first runs); raise as tests are added
     what: 'the request filters (authn, authz, in-flight, deadlines, audit, metrics…)',
     // impersonation.ts belongs to its own module; test-state.ts is the filters' test helper.
     mutate: ['src/http/filters/*.ts', '!src/http/filters/{impersonation,test-state}.ts'],

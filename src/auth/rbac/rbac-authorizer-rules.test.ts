@@ -74,6 +74,30 @@ describe('RBAC authorizer', () => {
   });
 });
 
+describe('RBAC authorizer: no opinion', () => {
+  test('nothing allows: no opinion, with no reason', async () => {
+    assert.deepEqual(await rbac.authorize(request(user('alice'), 'delete', 'serviceaccounts', { namespace: 'team-a' })), { decision: 'no-opinion', reason: '' });
+  });
+
+  test('a RoleBinding never applies to a cluster-scoped request, even one that names no namespace', async () => {
+    const p = emptyPolicy();
+    p.clusterRoles.set('all', { kind: 'ClusterRole', metadata: { name: 'all' }, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] });
+    p.roleBindings.push({ kind: 'RoleBinding', metadata: { name: 'stray' }, roleRef: ref('ClusterRole', 'all'), subjects: [{ kind: 'User', name: 'alice' }] });
+    assert.deepEqual(await new RbacAuthorizer(() => p).authorize(request(user('alice'), 'get', 'servicecidrs')), { decision: 'no-opinion', reason: '' });
+  });
+
+  test('rulesFor: a rule without apiGroups is shown with none', async () => {
+    const p = emptyPolicy();
+    p.clusterRoles.set('groupless', { kind: 'ClusterRole', metadata: { name: 'groupless' }, rules: [{ verbs: ['get'], resources: ['r'] }] });
+    p.clusterRoleBindings.push({ kind: 'ClusterRoleBinding', metadata: { name: 'b' }, roleRef: ref('ClusterRole', 'groupless'), subjects: [{ kind: 'User', name: 'alice' }] });
+    assert.deepEqual(await new RbacAuthorizer(() => p).rulesFor(user('alice'), ''), {
+      resourceRules: [{ verbs: ['get'], apiGroups: [], resources: ['r'] }],
+      nonResourceRules: [],
+      incomplete: false,
+    });
+  });
+});
+
 describe('privileged groups and the union', () => {
   const fixed = (result: AuthorizationResult, rules: UserRules = { resourceRules: [], nonResourceRules: [], incomplete: false }): Authorizer => ({
     authorize: async () => result,
@@ -85,6 +109,7 @@ describe('privileged groups and the union', () => {
     assert.deepEqual(await masters.authorize(request(user('x', ['system:masters']), 'delete', 'r')), { decision: 'allow', reason: '' });
     assert.deepEqual(await masters.rulesFor(user('x'), ''), { resourceRules: [], nonResourceRules: [], incomplete: false });
     assert.deepEqual((await masters.rulesFor(user('x', ['system:masters']), '')).resourceRules[0]?.verbs, ['*']);
+    assert.deepEqual(await masters.authorize(request(user('x', ['ops']), 'delete', 'r')), { decision: 'no-opinion', reason: '' });
   });
 
   test('the first allow or deny decides; reasons and errors of the others are joined', async () => {
@@ -98,6 +123,9 @@ describe('privileged groups and the union', () => {
     assert.deepEqual(none, { decision: 'no-opinion', reason: 'a\nb', error: '[e1, e2]' });
     const one = await unionAuthorizer([fixed({ decision: 'no-opinion', reason: '', error: 'only' })]).authorize(request(user('u'), 'get', 'r'));
     assert.deepEqual(one, { decision: 'no-opinion', reason: '', error: 'only' });
+    // No errors: no error at all (not an empty aggregate).
+    const clean = await unionAuthorizer([fixed({ decision: 'no-opinion', reason: 'a' }), fixed({ decision: 'no-opinion', reason: 'b' })]).authorize(request(user('u'), 'get', 'r'));
+    assert.deepEqual(clean, { decision: 'no-opinion', reason: 'a\nb' });
   });
 
   test('rulesFor joins every authorizer\'s rules, incompleteness and errors', async () => {
@@ -113,5 +141,7 @@ describe('privileged groups and the union', () => {
     ]).rulesFor(user('u'), '');
     assert.equal(two.evaluationError, '[e1, e2]');
     assert.equal(two.incomplete, false);
+    const clean = await unionAuthorizer([fixed({ decision: 'no-opinion', reason: '' }), fixed({ decision: 'no-opinion', reason: '' })]).rulesFor(user('u'), '');
+    assert.deepEqual(clean, { resourceRules: [], nonResourceRules: [], incomplete: false });
   });
 });

@@ -80,6 +80,12 @@ describe('ruleAllows: resource rules', () => {
     assert.equal(ruleAllows(resource('list', G, 'servicecidrs'), { ...rule, resourceNames: [] }), true);
   });
 
+  test('resourceNames are compared as kube compares them: a listed empty name matches an unnamed request', () => {
+    const rule: PolicyRule = { verbs: ['list', 'get'], apiGroups: [G], resources: ['servicecidrs'], resourceNames: [''] };
+    assert.equal(ruleAllows(resource('list', G, 'servicecidrs'), rule), true);
+    assert.equal(ruleAllows(resource('get', G, 'servicecidrs', '', 'kubernetes'), rule), false);
+  });
+
   test('a resource rule never allows a non-resource URL', () => {
     const rule: PolicyRule = { verbs: ['get'], apiGroups: ['*'], resources: ['*'] };
     assert.equal(ruleAllows(nonResource('get', '/healthz'), rule), false);
@@ -100,6 +106,12 @@ describe('ruleAllows: non-resource URLs', () => {
     assert.equal(ruleAllows(nonResource('get', '/healthz/'), rule), true);
     assert.equal(ruleAllows(nonResource('get', '/healthzx'), rule), false);
     assert.equal(ruleAllows(nonResource('get', '/healthz'), rule), false);
+  });
+
+  test('every trailing * is trimmed from a prefix rule (Go\'s TrimRight): /healthz/** is /healthz/*, ** is *', () => {
+    assert.equal(ruleAllows(nonResource('get', '/healthz/ping'), { verbs: ['get'], nonResourceURLs: ['/healthz/**'] }), true);
+    assert.equal(ruleAllows(nonResource('get', '/healthz'), { verbs: ['get'], nonResourceURLs: ['/healthz/**'] }), false);
+    assert.equal(ruleAllows(nonResource('get', '/metrics'), { verbs: ['get'], nonResourceURLs: ['**'] }), true);
   });
 
   test('* matches every path; a rule without nonResourceURLs matches none', () => {

@@ -107,6 +107,7 @@ describe('parseSarResponse', () => {
     assert.deepEqual(parseSarResponse('{"status":{"allowed":false,"denied":true,"evaluationError":"e","reason":null}}'), { allowed: false, denied: true, reason: '', evaluationError: 'e' });
     assert.deepEqual(parseSarResponse('{}'), { allowed: false, denied: false, reason: '', evaluationError: '' });
     assert.deepEqual(parseSarResponse('{"status":null}'), { allowed: false, denied: false, reason: '', evaluationError: '' });
+    assert.deepEqual(parseSarResponse('{"status":{"allowed":null,"denied":null}}'), { allowed: false, denied: false, reason: '', evaluationError: '' });
   });
 
   test('anything else is a decoding error', () => {
@@ -114,6 +115,8 @@ describe('parseSarResponse', () => {
     assert.throws(() => parseSarResponse('x'.repeat(100)), { message: `the webhook's answer is not JSON: "${'x'.repeat(80)}"` });
     assert.throws(() => parseSarResponse('[]'), { message: "the webhook's answer is not a SubjectAccessReview object" });
     assert.throws(() => parseSarResponse('null'), { message: "the webhook's answer is not a SubjectAccessReview object" });
+    assert.throws(() => parseSarResponse('5'), { message: "the webhook's answer is not a SubjectAccessReview object" });
+    assert.throws(() => parseSarResponse('"allowed"'), { message: "the webhook's answer is not a SubjectAccessReview object" });
     assert.throws(() => parseSarResponse('{"status":[]}'), { message: "the webhook's answer has a status that is not an object" });
     assert.throws(() => parseSarResponse('{"status":"yes"}'), { message: "the webhook's answer has a status that is not an object" });
     assert.throws(() => parseSarResponse('{"status":{"allowed":"true"}}'), { message: "the webhook's answer has a status.allowed that is not a boolean" });

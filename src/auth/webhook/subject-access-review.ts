@@ -10,7 +10,6 @@ import { parseLabelSelector } from '../../apimachinery/label-selector.js';
 import type { AuthorizationAttributes } from '../authorizer.js';
 
 export type SarVersion = 'v1' | 'v1beta1';
-export const SAR_VERSIONS: readonly SarVersion[] = ['v1', 'v1beta1'];
 
 interface Requirement {
   key: string;
@@ -79,7 +78,14 @@ export function parseSarResponse(text: string): SarStatus {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('the webhook\'s answer is not a SubjectAccessReview object');
   const status = (value as Record<string, unknown>).status ?? {};
-  if (typeof status !== 'object' || status === null || Array.isArray(status)) throw new Error('the webhook\'s answer has a status that is not an object');
+  if (
+    typeof status !== 'object' ||
+    // Stryker disable next-line ConditionalExpression: equivalent, `?? {}` above made a null status {}
+    status === null ||
+    Array.isArray(status)
+  ) {
+    throw new Error('the webhook\'s answer has a status that is not an object');
+  }
   const s = status as Record<string, unknown>;
   const bool = (k: string): boolean => {
     const v = s[k];
@@ -97,6 +103,7 @@ export function parseSarResponse(text: string): SarStatus {
 }
 
 function fieldRequirements(selector: string | undefined): Requirement[] {
+  // Stryker disable next-line ConditionalExpression: equivalent, a shortcut: an absent or empty selector parses to no requirements
   if (!selector) return [];
   try {
     return parseFieldSelector(selector).requirements.map((r) => ({ key: r.field, operator: r.operator === '!=' ? 'NotIn' : 'In', values: [r.value] }));
@@ -108,6 +115,7 @@ function fieldRequirements(selector: string | undefined): Requirement[] {
 const LABEL_OPERATORS: Record<string, string> = { in: 'In', '=': 'In', '==': 'In', notin: 'NotIn', '!=': 'NotIn', exists: 'Exists', '!': 'DoesNotExist' };
 
 function labelRequirements(selector: string | undefined): Requirement[] {
+  // Stryker disable next-line ConditionalExpression: equivalent, a shortcut: an absent or empty selector parses to no requirements
   if (!selector) return [];
   try {
     const out: Requirement[] = [];

@@ -2,9 +2,9 @@
 // SubjectAccessReview. `allowed` allows, `denied` is a final deny, neither is no opinion (the
 // next authorizer is asked). Answers are cached by the review's spec (allowed ones for
 // authorizedTTL, the others for unauthorizedTTL; 8192 entries, least recently used go first).
-// A call that fails (down, slow past the timeout, garbage, a non-2xx answer) gives the failure
-// policy's decision (no opinion for the flags, as kube's) with the error: a request no later
-// authorizer allows is then answered 500, as kube-apiserver answers it. 429, 500 and 504 answers
+// A call that fails (down, slow past the timeout, garbage, an answer outside 200-206) gives
+// the failure policy's decision (no opinion for the flags, as kube's) with the error: a request
+// no later authorizer allows is then answered 500, as kube-apiserver answers it. 429, 500 and 504 answers
 // and reset connections are retried with kube's backoff (500 ms × 1.5, 5 tries at most); every
 // try is bounded by the timeout and all of them by 60 s, so a webhook never holds a request long.
 
@@ -117,7 +117,8 @@ export class WebhookAuthorizer implements Authorizer {
       const start = performance.now();
       try {
         const answer = await postJson(this.o.target, body, Math.min(this.o.timeoutMs, Math.max(1, Math.round(deadline - start))));
-        if (answer.statusCode < 200 || answer.statusCode > 299) {
+        // client-go's REST client reads 200 to 206 (Partial Content) as answers, anything else as an error.
+        if (answer.statusCode < 200 || answer.statusCode > 206) {
           throw new WebhookCallError(`the webhook answered with the status code ${answer.statusCode}`, answer.statusCode === 504 ? 'timeout' : 'error', answer.statusCode);
         }
         const status = parseSarResponse(answer.body);

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import type { RequestInfo, UserInfo } from '../../apimachinery/request-context.js';
 import type { AuditLevel, AuditPolicy, AuditStage } from '../../auth/audit/audit-policy.js';
 import type { HttpRequest } from '../transport/exchange.js';
-import { RequestAudit, type AuditLog } from './audit-log.js';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { noopAuditObserver } from '../../auth/audit/audit-observer.js';
+import { AuditLog, RequestAudit } from './audit-log.js';
 
 type Event = Record<string, any>;
 
@@ -86,6 +90,7 @@ describe('RequestAudit', () => {
       ['ResponseComplete', { ok: true }],
     ]);
     assert.deepEqual(full.events[1]!.responseStatus, { metadata: {}, code: 200 });
+    assert.deepEqual(full.events.map((e) => e.requestObject), [{ kind: 'ServiceCIDR' }, { kind: 'ServiceCIDR' }, { kind: 'ServiceCIDR' }], 'the request body at every stage');
   });
 
   test('bodies that are empty, not JSON, or too deep are not recorded', () => {
@@ -143,5 +148,55 @@ describe('RequestAudit', () => {
     allowed.a.authorized({ decision: 'allow', reason: 'ok', error: 'ignored' });
     allowed.a.complete(200);
     assert.deepEqual(allowed.events[1]!.annotations, { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'ok' });
+  });
+});
+
+describe('AuditLog', () => {
+  test('one JSON line per event, appended to a file only its owner may read; each event counted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-log-'));
+    try {
+      const path = join(dir, 'audit.log');
+      writeFileSync(path, '{"earlier":true}\n', { mode: 0o600 });
+      let counted = 0;
+      const log = new AuditLog(path, { rules: [] }, { ...noopAuditObserver, event: () => void counted++ });
+      log.write({ a: 1 });
+      log.write({ b: 'x' });
+      await log.close();
+      assert.equal(readFileSync(path, 'utf8'), '{"earlier":true}\n{"a":1}\n{"b":"x"}\n');
+      assert.equal(counted, 2);
+      const fresh = join(dir, 'fresh.log');
+      const other = new AuditLog(fresh, { rules: [] });
+      other.write({});
+      await other.close();
+      assert.equal(statSync(fresh).mode & 0o777, 0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a log that cannot be written reports the error instead of throwing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-log-'));
+    try {
+      let errors = 0;
+      // A directory cannot be opened for appending.
+      const log = new AuditLog(dir, { rules: [] }, { ...noopAuditObserver, error: () => void errors++ });
+      for (let i = 0; i < 100 && errors === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(errors, 1);
+      void log;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the level is decided for the acting user: a policy rule for the impersonated user applies', () => {
+    const events: Event[] = [];
+    const policy: AuditPolicy = { rules: [{ level: 'None', users: ['bob'] }, { level: 'Metadata' }] };
+    const log = { policy, write: (e: object) => events.push(e as Event) } as unknown as AuditLog;
+    const req = { url: '/x', method: 'GET', ip: '::1', headers: {} } as unknown as HttpRequest;
+    new RequestAudit(log, 'id', req, new Date()).identify(alice, { username: 'bob', groups: [] }, info(), undefined);
+    assert.equal(events.length, 0);
+    new RequestAudit(log, 'id', req, new Date()).identify(alice, undefined, info(), undefined);
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.userAgent, '', 'no User-Agent: empty');
   });
 });

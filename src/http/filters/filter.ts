@@ -192,13 +192,16 @@ async function runFrom(filters: readonly FilterSteps[], from: number, s: Request
       const f = filters[i]!;
       if (f.enter) {
         let r = f.enter(s);
+        // Stryker disable next-line ConditionalExpression: equivalent, awaiting undefined or STOP gives it back (the check spares a microtask per filter)
         if (r !== undefined && r !== STOP) r = await r;
         if (r === STOP) break;
       }
       entered = i + 1;
+      // Stryker disable next-line ConditionalExpression: equivalent, the listener calls only the ended steps there are (registered at the first that has one, to spare the others)
       if (f.ended) watchEnd(s, filters);
       if ((s.filtersEntered ?? 0) < entered) s.filtersEntered = entered;
       if (f.around) {
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, runFrom past the last filter runs the handler (the shortcut spares a frame)
         await f.around(s, i + 1 === filters.length ? handler(s) : runFrom(filters, i + 1, s, handler));
         break;
       }
@@ -224,6 +227,7 @@ type EndingResponse = RequestState['reply']['raw'] & { [ENDING]?: Ending };
 /** Registers the request's one 'close' listener (at the first filter with an `ended` step). */
 function watchEnd(s: RequestState, filters: readonly FilterSteps[]): void {
   const raw = s.reply.raw as EndingResponse;
+  // Stryker disable next-line ConditionalExpression: equivalent, a second listener finds the ending taken by the first and returns
   if (raw[ENDING]) return;
   raw[ENDING] = { state: s, filters };
   raw.on('close', onResponseClose);
@@ -235,6 +239,7 @@ function watchEnd(s: RequestState, filters: readonly FilterSteps[]): void {
  * now on. (Other responses end within moments: their state is not worth a copy.)
  */
 function keepOnlyEnding(s: RequestState): void {
+  // Stryker disable next-line ConditionalExpression: equivalent, a copy for a request that is not long-running holds the same (it is skipped as not worth it)
   if (!s.longRunning) return;
   const ending = (s.reply.raw as EndingResponse)[ENDING];
   if (ending?.state !== s) return;

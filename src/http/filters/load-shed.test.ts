@@ -112,3 +112,40 @@ test('a refusal whose client went away during the wait is not built: the request
   await refused;
   assert.equal(served, false);
 });
+
+test('a --max-event-loop-delay of 0 sheds nothing, however late the loop', async () => {
+  const filter = loadShedFilter({ maxDelayMs: 0, lag: () => 10_000, estimator: new WorkEstimator(), observer: noopRequestObserver, rejectDelayMs: 0 });
+  let served = 0;
+  for (let i = 0; i < 3 * SHED_SEATS_PER_USER; i++) await filter(exchange('GET', SC, 'storm').state, async () => void served++);
+  assert.equal(served, 3 * SHED_SEATS_PER_USER);
+});
+
+test('by default a refusal waits about its Retry-After: half of it to one and a half', async (t) => {
+  const filter = loadShedFilter({ maxDelayMs: 1, lag: () => 1000, estimator: new WorkEstimator(), observer: noopRequestObserver, now: () => 0 });
+  for (let i = 0; i < SHED_SEATS_PER_USER; i++) await filter(exchange('GET', SC, 'storm').state, async () => {});
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  t.mock.method(Math, 'random', () => 0.25);
+  let settled = false;
+  const refused = filter(exchange('GET', SC, 'storm').state, async () => assert.fail('must not be served')).finally(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  t.mock.timers.tick(749);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'still waiting at 749 ms (0.75 of the second)');
+  t.mock.timers.tick(1);
+  await assert.rejects(refused, is429);
+});
+
+test("the refusal's message is kube's; public paths are never counted nor shed by one filter however many come", async () => {
+  const s = setup();
+  s.clock.lag = 500;
+  for (let i = 0; i < SHED_SEATS_PER_USER; i++) await s.send('POST', SC, 'storm');
+  await assert.rejects(s.send('POST', SC, 'storm'), (e: unknown) => is429(e) && (e as { status: { message: string } }).status.message === 'Too many requests, please try again later.');
+  const filter = loadShedFilter({ maxDelayMs: 1, lag: () => 10_000, estimator: new WorkEstimator(), observer: noopRequestObserver, now: () => 0, rejectDelayMs: 0 });
+  let served = 0;
+  for (let i = 0; i < 2 * SHED_SEATS_PER_USER; i++) {
+    const health = exchange('GET', '/readyz', 'storm');
+    health.state.isPublic = true;
+    await filter(health.state, async () => void served++);
+  }
+  assert.equal(served, 2 * SHED_SEATS_PER_USER);
+});

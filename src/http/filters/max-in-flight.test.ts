@@ -4,7 +4,7 @@ import { isStatusError } from '../../apimachinery/status-error.js';
 import { resolveRequestInfo } from '../endpoints/request-info.js';
 import { InflightPool } from './inflight-pool.js';
 import { maxInFlightFilter } from './max-in-flight.js';
-import { noteListed } from './work-estimate.js';
+import { noteListed, WorkEstimator } from './work-estimate.js';
 import type { RequestKind, RequestObserver } from '../../apimachinery/request-observer.js';
 import { fakeExchange } from './test-state.js';
 
@@ -33,7 +33,8 @@ const exchange = (method: string, url: string, user = 'alice', groups: string[] 
   return x;
 };
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
-const is429 = (e: unknown) => isStatusError(e) && e.status.code === 429 && e.status.reason === 'TooManyRequests' && e.status.details?.retryAfterSeconds === 1;
+const is429 = (e: unknown) =>
+  isStatusError(e) && e.status.code === 429 && e.status.reason === 'TooManyRequests' && e.status.details?.retryAfterSeconds === 1 && e.status.message === 'Too many requests, please try again later.';
 
 test('past the limit of its kind a request is refused at once with 429; a finished one frees its slot', async () => {
   const obs = recorder();
@@ -158,4 +159,34 @@ test('a list of many objects holds more seats: after a list of 950 objects the n
   await filter(exchange('GET', `${SC}/x`, 'c').state, async () => {});
   // A limited list is narrower: limit=100 is one seat.
   await filter(exchange('GET', `${SC}?limit=100`, 'd').state, async () => {});
+});
+
+test('without a seat deadline seats are held until the response is over, however long; the cut-off is logged', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const obs = recorder();
+  const filter = maxInFlightFilter({ maxRequestsInflight: 2, maxMutatingRequestsInflight: 1 }, obs, undefined, 0);
+  const stuck = exchange('GET', SC, 'a');
+  await filter(stuck.state, async () => {});
+  t.mock.timers.tick(3_600_000);
+  assert.equal(obs.inflightNow.readOnly, 1);
+  stuck.close();
+  assert.equal(obs.inflightNow.readOnly, 0);
+
+  const warned: unknown[] = [];
+  const timed = maxInFlightFilter({ maxRequestsInflight: 2, maxMutatingRequestsInflight: 1 }, obs, undefined, 1000);
+  const late = exchange('GET', SC, 'slowpoke');
+  Object.assign(late.state.reply.raw, { destroy() {} });
+  late.state.logger = { ...late.state.logger, warn: (obj: unknown, msg?: string) => void warned.push([obj, msg]) };
+  await timed(late.state, async () => {});
+  t.mock.timers.tick(1000);
+  assert.deepEqual(warned, [[{ path: '', user: 'slowpoke' }, 'response still not over past the request timeout: cut off, its in-flight seats taken back']]);
+});
+
+test('every list teaches the estimator, limited or not', async () => {
+  const estimator = new WorkEstimator();
+  const filter = maxInFlightFilter({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 }, recorder(), estimator);
+  const list = exchange('GET', SC, 'a');
+  await filter(list.state, async () => noteListed(list.state.req, 950));
+  const next = exchange('GET', SC, 'a');
+  assert.equal(estimator.seats(next.state.info, next.state.query), 10);
 });

@@ -34,3 +34,25 @@ test('a request logger binds the request id, and makes its child only when the r
     ],
   );
 });
+
+test('every level and a child carry the request id', () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = new RequestLogger(pino({ level: 'debug' }, sink), 'r-3');
+  logger.debug({ a: 1 }, 'd');
+  logger.info('i');
+  logger.child({ part: 'watch' }).warn('c');
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.requestId, l.msg, l.a ?? l.part]),
+    [
+      [20, 'r-3', 'd', 1],
+      [30, 'r-3', 'i', undefined],
+      [40, 'r-3', 'c', 'watch'],
+    ],
+  );
+});

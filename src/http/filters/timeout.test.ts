@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isStatusError } from '../../apimachinery/status-error.js';
+import { badRequest, isStatusError } from '../../apimachinery/status-error.js';
 import { timeoutFilter } from './timeout.js';
 import { fakeExchange } from './test-state.js';
 
@@ -90,4 +90,62 @@ test('after a 504, what the handler went on to end with is handed on as abandone
   await timeoutFilter(1000)(fast.state, async () => {});
   assert.equal(fast.state.abandonedWork, undefined);
   assert.equal(fast.state.cancellation.aborted, false);
+});
+
+test('an answer already begun at the deadline is cut off (the response destroyed), not turned into a 504', async () => {
+  const x = fakeExchange();
+  let destroyed = 0;
+  Object.assign(x.state.reply.raw, { headersSent: true, destroy: () => void destroyed++ });
+  // The filter settles at the deadline, though the handler is still writing.
+  await timeoutFilter(20)(x.state, () => sleep(2000));
+  assert.equal(destroyed, 1);
+  assert.equal(x.state.cancellation.aborted, true);
+  assert.equal(x.state.abandonedWork, undefined);
+});
+
+test("abandoned work that ends in a Status error is recorded with that error's code", async () => {
+  const x = fakeExchange();
+  await assert.rejects(
+    timeoutFilter(20)(x.state, async () => {
+      await sleep(60);
+      throw badRequest('refused after all');
+    }),
+    is504,
+  );
+  assert.equal(await x.state.abandonedWork, 400);
+});
+
+test('?timeout=0s (or negative) asks for nothing: the server\'s timeout applies', async () => {
+  for (const asked of ['0s', '-5s']) {
+    const x = fakeExchange();
+    x.state.query = new URLSearchParams(`timeout=${asked}`);
+    await timeoutFilter(60_000)(x.state, async () => {});
+    assert.equal(x.state.deadline, x.state.receivedAt + 60_000, asked);
+  }
+  const shorter = fakeExchange();
+  shorter.state.query = new URLSearchParams('timeout=5s');
+  await timeoutFilter(60_000)(shorter.state, async () => {});
+  assert.equal(shorter.state.deadline, shorter.state.receivedAt + 5000);
+});
+
+test('a request already past its deadline on arrival is cancelled as it is refused', async () => {
+  const late = fakeExchange();
+  (late.state as { receivedAt: number }).receivedAt = performance.now() - 5000;
+  await assert.rejects(timeoutFilter(1000)(late.state, async () => assert.fail('must not run')), is504);
+  assert.equal(late.state.cancellation.aborted, true);
+  assert.equal(late.state.deadline, undefined);
+});
+
+test('a long-running request gets no deadline; a request that times out is logged at debug with its path', async () => {
+  const watch = fakeExchange();
+  watch.state.longRunning = true;
+  await timeoutFilter(1000)(watch.state, async () => {});
+  assert.equal(watch.state.deadline, undefined);
+
+  const logged: unknown[] = [];
+  const x = fakeExchange();
+  x.state.path = '/apis/x';
+  x.state.logger = { ...x.state.logger, debug: (obj: unknown, msg?: string) => void logged.push([obj, msg]) };
+  await assert.rejects(timeoutFilter(20)(x.state, () => sleep(300)), is504);
+  assert.deepEqual(logged, [[{ path: '/apis/x' }, 'request timed out']]);
 });

@@ -44,3 +44,20 @@ test('a request that did not list teaches nothing', () => {
   const r = info('GET', SC);
   assert.equal(e.seats(r.info, r.query), 1);
 });
+
+test('a limit narrows only when it is a positive whole number; only lists teach', () => {
+  const e = new WorkEstimator();
+  listed(e, SC, 950);
+  const seats = (url: string) => {
+    const r = info('GET', url);
+    return e.seats(r.info, r.query);
+  };
+  assert.equal(seats(SC), 10);
+  for (const limit of ['abc', '-5', '0', '2.5']) assert.equal(seats(`${SC}?limit=${limit}`), 10, `limit=${limit}`);
+  assert.equal(seats(`${SC}?limit=101`), 2);
+  // A get that reported a count (it never does) teaches nothing either.
+  const req = {} as HttpRequest;
+  noteListed(req, 5);
+  e.learn(req, info('GET', `${CTB}/x`).info);
+  assert.equal(e.seats(info('GET', CTB).info, new URLSearchParams()), 1);
+});
