@@ -61,6 +61,12 @@ const CASES: [string, [string, Record<string, string>, string][], string][] = [
   ["-----BEGIN A-----\nA!AA\n-----END A-----\n-----BEGIN A-----\nAAAA\n-----BEGIN A-----\nBBBB\n-----END A-----\n", [["A",{},"041041"]], ""],
   ["-----BEGIN A-----\nAAAA\n-----END B-----\n-----BEGIN A-----\nBBBB\n-----END A-----\n", [["A",{},"041041"]], ""],
   ["-----BEGIN A-----\n\nAAAA\n-----END A-----\n", [["A",{},"000000"]], ""],
+  ["-----BEGIN A-----\nAZaz09+/\n-----END A-----\n", [["A",{},"0196b3d3dfbf"]], ""],
+  ["-----BEGIN A-----\n=AAAA\n-----END A-----\n", [], "-----BEGIN A-----\n=AAAA\n-----END A-----\n"],
+  ["-----BEGIN A-----\nAA\nAA\nAA==\n-----END A-----\n", [["A",{},"00000000"]], ""],
+  ["-----BEGIN A-----\nAAAA\n\n\n-----END A-----\n", [["A",{},"000000"]], ""],
+  ["-----BEGIN A-----\r\n\r\n-----END A-----\r\n", [["A",{},""]], ""],
+  ["-----BEGIN A-----\n\t\n-----END A-----\n", [["A",{},""]], ""],
 ];
 
 for (const [input, blocks, firstRest] of CASES) {

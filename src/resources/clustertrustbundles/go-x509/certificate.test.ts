@@ -89,7 +89,8 @@ describe('version', () => {
   test('an absent or explicit 0 version is version 1: nothing after the key is read', () => {
     for (const version of [null, v(0)]) {
       assert.deepEqual(parse(build({ version })), NOT_CA);
-      assert.deepEqual(parse(build({ version, after: [NULL, Buffer.from([0x81, 0x09])] })), NOT_CA);
+      assert.deepEqual(parse(build({ version, after: [Buffer.from([0x81, 0x05, 0x00])] })), NOT_CA, 'a malformed unique ID is not read');
+      assert.deepEqual(parse(build({ version, after: [exts(seq(oid('2.5.29.19'), octets(NULL)))] })), NOT_CA, 'malformed extensions are not read');
     }
   });
 

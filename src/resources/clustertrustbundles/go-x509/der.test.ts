@@ -31,7 +31,7 @@ describe('element headers (ReadAnyASN1Element)', () => {
     assert.equal(d.readAny(), undefined);
     assert.equal(d.length, 1);
     assert.equal(d.peek(0x05), true);
-    const past = new Der(Uint8Array.from([0x05, 0x00]), 2, 2);
+    const past = new Der(Uint8Array.from([0x05, 0x00, 0x05, 0x00]), 2, 2);
     assert.equal(past.peek(0x05), false);
     assert.equal(past.empty, true);
   });
