@@ -12,6 +12,7 @@ const TIMES: [tag: number, text: string, go119: boolean, go124: boolean][] = [
   [0x17, "2501010000Z", true, true],
   [0x17, "250101000000+0100", true, true],
   [0x17, "2501010000-0130", true, true],
+  [0x17, "2501010000+0030", true, true],
   [0x17, "250101000000+0000", false, false],
   [0x17, "250101000000-0000", false, false],
   [0x17, "250101000000+2400", true, true],
@@ -53,6 +54,7 @@ const TIMES: [tag: number, text: string, go119: boolean, go124: boolean][] = [
   [0x18, "202501010000Z", false, false],
   [0x18, "20250101000000+0100", true, true],
   [0x18, "20250101000000+0000", false, false],
+  [0x18, "20250101000000-0030", true, true],
   [0x18, "20250101000000+3000", true, false],
   [0x18, "20000229000000Z", true, true],
   [0x18, "19000229000000Z", false, false],
@@ -83,4 +85,18 @@ test('times are accepted exactly as Go 1.19 and Go 1.24 accept them', () => {
 test('a time element must have a time tag', () => {
   assert.equal(readGoTime(element(0x04, '250101000000Z'), { go124: true }), false);
   assert.equal(readGoTime(Der.of(Buffer.alloc(0)), { go124: true }), false);
+});
+
+test('a time element whose length runs past its window is refused', () => {
+  assert.equal(readGoTime(Der.of(Buffer.from([0x17, 0x0d, 0x32, 0x35])), { go124: true }), false);
+  assert.equal(readGoTime(Der.of(Buffer.from([0x18, 0x0f, 0x32, 0x30])), { go124: true }), false);
+});
+
+test('a time is read from its own bytes, wherever its element sits in the buffer', () => {
+  const inner = Buffer.from([0xff, 0xff, 0x17, 13, ...Buffer.from('491231235959Z', 'latin1'), 0x18, 15, ...Buffer.from('20251301000000Z', 'latin1')]);
+  const view = new Uint8Array(inner.buffer, inner.byteOffset, inner.length);
+  const d = new Der(view, 2, view.length);
+  assert.equal(readGoTime(d, { go124: true }), true);
+  assert.equal(readGoTime(d, { go124: true }), false, 'month 13');
+  assert.equal(d.empty, true);
 });
