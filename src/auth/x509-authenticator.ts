@@ -1,9 +1,9 @@
-// Client certificates (--client-ca-file): the user is the subject's CN (the last, as Go reads it)
-// and the groups its O values, as kube-apiserver maps them. The chain is verified on every request against the client
-// CA bundle in force then (client-certificate-chains.ts), not by the TLS handshake of the
-// connection, so a CA dropped from the bundle stops authenticating on connections already open
-// and a certificate that expires is refused from then on. A presented certificate that fails
-// verification is an authentication error (401), never anonymous.
+// Client certificates (--client-ca-file): the user is the subject's CN (the last one, as Go
+// reads it) and the groups its O values, as kube-apiserver maps them. The chain is verified on
+// every request against the client CA bundle in force then (client-certificate-chains.ts), not
+// by the TLS handshake of the connection, so a CA dropped from the bundle stops authenticating on
+// connections already open and a certificate that expires is refused from then on. A presented
+// certificate that fails verification is an authentication error (401), never anonymous.
 
 import { createHash } from 'node:crypto';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticator.js';
