@@ -37,6 +37,7 @@ test('a certificate from another authority is an error naming why; none presente
   assert.equal(r.kind, 'error');
   assert.match((r as { message: string }).message, /^verifying certificate failed: /);
   assert.deepEqual(await a.authenticate({ headers: {} }), { kind: 'none' });
+  assert.deepEqual(await a.authenticate({ headers: {}, clientCertificate: { chain: [] } }), { kind: 'none' }, 'an empty chain is no certificate');
   assert.deepEqual(await new X509Authenticator().authenticate({ headers: {}, clientCertificate: { chain: [der(certPem)] } }), { kind: 'none' });
 });
 
