@@ -5,13 +5,16 @@
 // leeway and its message; the verified-token cache; what the observer is told; the key source's
 // identity across reloads. Pinned here because mutation testing found them unreached (issue #35).
 
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { silentLogger } from '../../apimachinery/request-context.js';
 import type { AuthResult } from '../authenticator.js';
 import type { IssuerKeys } from './issuer-keys.js';
-import { JwtAuthenticator, type JwtAuthenticatorObserver } from './jwt-authenticator.js';
+import { startOidcIssuer } from '../../../test/support/oidc-issuer.js';
+import { eventually } from '../../../test/support/polling.js';
+import { compileExpression } from './claims-cel.js';
+import { bearerToken, JwtAuthenticator, untrustedIssuer, type JwtAuthenticatorObserver } from './jwt-authenticator.js';
 import type { CompiledRules, JwtAuthenticatorSpec } from './jwt-config.js';
 
 const ISSUER = 'https://issuer.example';
@@ -64,10 +67,10 @@ const spec = (over: Partial<JwtAuthenticatorSpec['issuer']> = {}): JwtAuthentica
 });
 const noRules: CompiledRules = { extra: [], claimValidation: [], userValidation: [] };
 
-function authenticator(keys: FakeKeys, o: { signingAlgs?: string[]; observer?: JwtAuthenticatorObserver; refreshWaitMs?: number } = {}) {
+function authenticator(keys: FakeKeys, o: { signingAlgs?: string[]; observer?: JwtAuthenticatorObserver; refreshWaitMs?: number; rules?: Partial<CompiledRules>; claimValidationRules?: JwtAuthenticatorSpec['claimValidationRules'] } = {}) {
   return new JwtAuthenticator({
-    spec: spec(),
-    rules: noRules,
+    spec: { ...spec(), claimValidationRules: o.claimValidationRules ?? [] },
+    rules: { ...noRules, ...o.rules },
     signingAlgs: o.signingAlgs ?? ['RS256', 'ES256'],
     logger: silentLogger,
     observer: o.observer,
@@ -167,6 +170,40 @@ describe('verifying against the issuer keys', () => {
     assert.equal(keys.refreshes, 1);
   });
 
+  test('keys a refetch put in place are used only once it reports them, within the wait', async () => {
+    const old = await key('RS256', 'k1');
+    const rotated = await key('RS256', 'k2');
+    const keys = new FakeKeys(jwks(old));
+    // The new set lands at once, but the refetch does not end within the wait: the request does not use it.
+    keys.onRefresh = () => {
+      keys.current = jwks(rotated);
+      return new Promise<boolean>(() => undefined);
+    };
+    const a = authenticator(keys, { refreshWaitMs: 50 });
+    assert.deepEqual(await a.authenticate(bearer(await token(rotated))), { kind: 'error', message: 'oidc: verify token: no applicable key found in the JSON Web Key Set' });
+    // A refetch that ends after the wait (1 s here, the wait 50 ms) is not waited for.
+    const late = new FakeKeys(jwks(old));
+    late.onRefresh = () =>
+      new Promise<boolean>((resolve) =>
+        setTimeout(() => {
+          late.current = jwks(rotated);
+          resolve(true);
+        }, 1000),
+      );
+    const b = authenticator(late, { refreshWaitMs: 50 });
+    assert.deepEqual(await b.authenticate(bearer(await token(rotated))), { kind: 'error', message: 'oidc: verify token: no applicable key found in the JSON Web Key Set' });
+    // With the default wait (5 s), a refetch that ends after 200 ms is waited for.
+    const patient = new FakeKeys(jwks(old));
+    patient.onRefresh = () =>
+      new Promise<boolean>((resolve) =>
+        setTimeout(() => {
+          patient.current = jwks(rotated);
+          resolve(true);
+        }, 200),
+      );
+    assert.deepEqual(await authenticator(patient).authenticate(bearer(await token(rotated))), alice);
+  });
+
   test('before the first keys arrive every token is refused as not initialized', async () => {
     const keys = new FakeKeys();
     const r = await authenticator(keys).authenticate(bearer(await token(await key())));
@@ -195,6 +232,15 @@ describe('expiry and not-before', () => {
     });
   });
 
+  test('a token is good up to its exp second itself (go-oidc: expired once now is after exp)', async (t) => {
+    const k = await key('RS256', 'k');
+    const a = authenticator(new FakeKeys(jwks(k)));
+    const exp = Math.floor(Date.now() / 1000) + 30;
+    const signed = await token(k, { exp });
+    t.mock.timers.enable({ apis: ['Date'], now: exp * 1000 });
+    assert.deepEqual(await a.authenticate(bearer(signed)), alice);
+  });
+
   test('nbf has a minute of leeway', async () => {
     const k = await key('RS256', 'k');
     const a = authenticator(new FakeKeys(jwks(k)));
@@ -210,7 +256,8 @@ describe('the verified-token cache and the observer', () => {
     const k = await key('RS256', 'k');
     const keys = new FakeKeys(jwks(k));
     const attempts: [string, string][] = [];
-    const a = authenticator(keys, { observer: { attempt: (issuer, result, seconds) => void (assert.ok(seconds >= 0), attempts.push([issuer, result])) } });
+    // Seconds, not nanoseconds: a judgement here takes well under five minutes.
+    const a = authenticator(keys, { observer: { attempt: (issuer, result, seconds) => void (assert.ok(seconds >= 0 && seconds < 300, String(seconds)), attempts.push([issuer, result])) } });
     const t = await token(k);
     const first = await a.authenticate(bearer(t));
     assert.deepEqual(first, alice);
@@ -251,5 +298,87 @@ describe('the key source', () => {
     assert.equal(JwtAuthenticator.keySourceId(spec()), JSON.stringify([ISSUER, '', '']));
     assert.equal(JwtAuthenticator.keySourceId(spec({ discoveryURL: 'https://d.example/x', certificateAuthority: 'PEM' })), JSON.stringify([ISSUER, 'https://d.example/x', 'PEM']));
     assert.equal(JwtAuthenticator.keySourceId(spec({ audiences: ['other'] })), JwtAuthenticator.keySourceId(spec()));
+  });
+});
+
+describe('claim rules and CEL failures', () => {
+  const k = key('RS256', 'k');
+  const cel = (source: string) => compileExpression(source, 'claims');
+  const userCel = (source: string) => compileExpression(source, 'user');
+  async function judge(o: Parameters<typeof authenticator>[1], claims: JWTPayload): Promise<AuthResult> {
+    const signing = await k;
+    return authenticator(new FakeKeys(jwks(signing)), o).authenticate(bearer(await token(signing, claims)));
+  }
+
+  test('a required claim without a value must be present and empty; a rule without a claim is not one', async () => {
+    const rules = [{ claim: 'tier' }, { expression: 'claims.x', message: 'not a claim rule' }];
+    assert.deepEqual(await judge({ claimValidationRules: rules }, { tier: '' }), alice);
+    assert.deepEqual(await judge({ claimValidationRules: rules }, { tier: 'gold' }), { kind: 'error', message: 'oidc: required claim tier value does not match. Got = gold, want = ' });
+  });
+
+  test('an expression that fails to evaluate names what it was evaluating', async () => {
+    assert.deepEqual(await judge({ rules: { uid: cel('claims.missing') } }, {}), { kind: 'error', message: 'oidc: error evaluating uid claim expression: field not found: missing' });
+    assert.deepEqual(await judge({ rules: { groups: cel('claims.missing') } }, {}), { kind: 'error', message: 'oidc: error evaluating group claim expression: field not found: missing' });
+    assert.deepEqual(
+      await judge({ rules: { extra: [{ key: 'example.com/x', expression: cel('claims.missing') }] } }, {}),
+      { kind: 'error', message: 'oidc: error evaluating extra claim expression: claims.missing: field not found: missing' },
+    );
+    assert.deepEqual(
+      await judge({ rules: { claimValidation: [{ expression: cel("claims.missing == 'x'"), message: 'm' }] } }, {}),
+      { kind: 'error', message: 'oidc: error evaluating claim validation expression: field not found: missing' },
+    );
+    assert.deepEqual(
+      await judge({ rules: { userValidation: [{ expression: userCel("user.extra['x'] == ['y']"), message: 'm' }] } }, {}),
+      { kind: 'error', message: 'oidc: error evaluating user info validation rule: field not found: x' },
+    );
+  });
+
+  test('a user validation rule must return a boolean, and true', async () => {
+    assert.deepEqual(
+      await judge({ rules: { userValidation: [{ expression: userCel('user.username'), message: 'm' }] } }, {}),
+      { kind: 'error', message: 'oidc: error evaluating user info validation rule: validation expression must return a boolean' },
+    );
+    assert.deepEqual(
+      await judge({ rules: { userValidation: [{ expression: userCel("user.username == 'bob'"), message: 'only bob' }] } }, {}),
+      { kind: 'error', message: "oidc: error evaluating user info validation rule: validation expression 'user.username == 'bob'' failed: only bob" },
+    );
+    assert.deepEqual(await judge({ rules: { userValidation: [{ expression: userCel("user.username == 'alice'"), message: 'm' }] } }, {}), alice);
+  });
+});
+
+describe('bearer tokens and the unverified issuer', () => {
+  test('Bearer must start the header; any run of spaces may follow it', () => {
+    assert.equal(bearerToken({ headers: { authorization: 'xBearer abc' } }), undefined);
+    assert.equal(bearerToken({ headers: { authorization: 'Bearer \t  abc' } }), 'abc');
+  });
+
+  test('a payload that is no JSON object names no issuer; nor does a JSON serialization, even after spaces', () => {
+    const jwt = (payload: unknown) => `e30.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.sig`;
+    for (const payload of [5, 'https://i.example', ['https://i.example'], null, true]) assert.equal(untrustedIssuer(jwt(payload)), undefined, JSON.stringify(payload));
+    assert.equal(untrustedIssuer(` {"a":1}.${Buffer.from('{"iss":"x"}').toString('base64url')}.s`), undefined);
+  });
+});
+
+describe('an issuer of its own', () => {
+  const stops: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const stop of stops) await stop();
+  });
+
+  test('without a shared key source it fetches the keys itself, and tells the observer', async () => {
+    const issuer = await startOidcIssuer({ audience: 'platform' });
+    const fetches: [string, boolean][] = [];
+    const a = new JwtAuthenticator({
+      spec: { ...spec({ url: issuer.url, certificateAuthority: issuer.caPem }) },
+      rules: noRules,
+      signingAlgs: ['RS256'],
+      logger: silentLogger,
+      observer: { attempt: () => undefined, jwksFetch: (url, ok) => void fetches.push([url, ok]) },
+      initRetryMs: 100,
+    });
+    stops.push(async () => a.close(), () => issuer.stop());
+    await eventually(async () => a.keys.ready, (ready) => ready, 10_000, 50);
+    assert.deepEqual(fetches, [[issuer.url, true]]);
+    assert.deepEqual(await a.authenticate(bearer(await issuer.token({ sub: 'alice', aud: 'platform' }))), alice);
   });
 });
