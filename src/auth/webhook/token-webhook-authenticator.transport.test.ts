@@ -45,12 +45,13 @@ interface Heard {
 function make(o: { token?: string; cacheTtlMs?: number; timeoutMs?: number; logger?: Logger } = {}) {
   const heard: Heard = { requests: [], cache: [], fetches: [] };
   const observer: TokenWebhookObserver = {
+    // Seconds, not nanoseconds: no exchange here takes five minutes.
     request: (code, seconds) => {
-      assert.ok(seconds >= 0);
+      assert.ok(seconds >= 0 && seconds < 300, String(seconds));
       heard.requests.push(code);
     },
     cache: (status, seconds) => {
-      assert.ok(seconds >= 0);
+      assert.ok(seconds >= 0 && seconds < 300, String(seconds));
       heard.cache.push(status);
     },
     fetch: (status) => void heard.fetches.push(status),
@@ -96,6 +97,34 @@ describe('retries and failures', () => {
     assert.deepEqual(await w.authenticate(withToken('t')), { kind: 'user', user: { username: 'after-reset', groups: [] } });
     assert.equal(seen.length, 2);
     assert.deepEqual(heard.requests, ['<error>', '200'], 'an exchange without an answer has no status code');
+    w.close();
+  });
+
+  test('a connection cut in the middle of the answer is an error, counted as one exchange', async () => {
+    handlers = [
+      (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"apiVersion":"authentication.k8s.io/v1",');
+        setTimeout(() => req.socket.destroy(), 50);
+      },
+    ];
+    const { w, heard } = make({ timeoutMs: 5000 });
+    const r = await w.authenticate(withToken('t'));
+    assert.deepEqual(r, error('aborted'));
+    assert.deepEqual(heard.requests, ['200']);
+    w.close();
+  });
+
+  test('an answer whose body stops coming is cut at the deadline', async () => {
+    handlers = [
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"apiVersion":"authentication.k8s.io/v1",');
+      },
+    ];
+    const { w, heard } = make({ timeoutMs: 1000 });
+    assert.deepEqual(await w.authenticate(withToken('t')), error('the webhook did not answer within 1s'));
+    assert.deepEqual(heard.requests, ['200']);
     w.close();
   });
 
