@@ -75,6 +75,10 @@ describe('ServiceAccountAuthenticator', () => {
 
   test('the bearer scheme is case-insensitive and the first of repeated headers counts', async () => {
     const t = await token(claims());
+    assert.equal((await authn().authenticate({ headers: { authorization: `Bearer  ${t}  ` } })).kind, 'user', 'spaces around the token');
+    for (const authorization of [`xBearer ${t}`, `Bearer ${t} extra`, `Bearer${t}`]) {
+      assert.deepEqual(await authn().authenticate({ headers: { authorization } }), { kind: 'none' }, authorization);
+    }
     assert.equal((await authn().authenticate({ headers: { authorization: `bearer ${t}` } })).kind, 'user');
     assert.equal((await authn().authenticate({ headers: { authorization: [`Bearer ${t}`, 'Bearer x'] } })).kind, 'user');
   });
@@ -97,6 +101,9 @@ describe('ServiceAccountAuthenticator', () => {
     assert.deepEqual(await a.authenticate(request(await token(claims({ sub: 'system:serviceaccount:team-a:other' })))), refused);
     assert.deepEqual(await a.authenticate(request(await token(claims({ 'kubernetes.io': { serviceaccount: { name: 'builder' } } })))), refused);
     assert.deepEqual(await a.authenticate(request(await token(claims({ 'kubernetes.io': { namespace: 'team-a' } })))), refused);
+    // Without a name there is no user to name, whatever sub says.
+    assert.deepEqual(await a.authenticate(request(await token(claims({ sub: 'system:serviceaccount:team-a:undefined', 'kubernetes.io': { namespace: 'team-a' } })))), refused);
+    assert.deepEqual(await a.authenticate(request(await token(claims({ sub: 'system:serviceaccount:undefined:builder', 'kubernetes.io': { serviceaccount: { name: 'builder' } } })))), refused);
     assert.deepEqual(await a.authenticate(request(await token(claims({ 'kubernetes.io': undefined })))), refused);
   });
 
