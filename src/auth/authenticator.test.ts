@@ -41,3 +41,8 @@ test('with no user, the first error is the answer; with neither, none', async ()
   assert.deepEqual(await unionAuthenticator([answering({ kind: 'none' }, [], 'a')]).authenticate({ headers: {} }), { kind: 'none' });
   assert.deepEqual(await unionAuthenticator([]).authenticate({ headers: {} }), { kind: 'none' });
 });
+
+test('an error after a none is still the answer: "not mine" is no error', async () => {
+  const r = await unionAuthenticator([answering({ kind: 'none' }, [], 'a'), answering({ kind: 'error', message: 'bad token' }, [], 'b')]).authenticate({ headers: {} });
+  assert.deepEqual(r, { kind: 'error', message: 'bad token' });
+});

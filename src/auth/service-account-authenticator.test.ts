@@ -27,10 +27,11 @@ const claims = (over: Record<string, unknown> = {}): JWTPayload => ({
   ...over,
 });
 
-async function token(payload: JWTPayload, key: KeyObject = signing.privateKey, expiresIn: number | undefined = 3600): Promise<string> {
+/** `expiresIn: null`: the payload's own exp, or none. */
+async function token(payload: JWTPayload, key: KeyObject = signing.privateKey, expiresIn: number | null = 3600): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'ES256' }).setIssuedAt(now);
-  if (expiresIn !== undefined) jwt.setExpirationTime(now + expiresIn);
+  if (expiresIn !== null) jwt.setExpirationTime(now + expiresIn);
   return jwt.sign(key);
 }
 
@@ -74,6 +75,10 @@ describe('ServiceAccountAuthenticator', () => {
 
   test('the bearer scheme is case-insensitive and the first of repeated headers counts', async () => {
     const t = await token(claims());
+    assert.equal((await authn().authenticate({ headers: { authorization: `Bearer  ${t}  ` } })).kind, 'user', 'spaces around the token');
+    for (const authorization of [`xBearer ${t}`, `Bearer ${t} extra`, `Bearer${t}`]) {
+      assert.deepEqual(await authn().authenticate({ headers: { authorization } }), { kind: 'none' }, authorization);
+    }
     assert.equal((await authn().authenticate({ headers: { authorization: `bearer ${t}` } })).kind, 'user');
     assert.equal((await authn().authenticate({ headers: { authorization: [`Bearer ${t}`, 'Bearer x'] } })).kind, 'user');
   });
@@ -96,6 +101,9 @@ describe('ServiceAccountAuthenticator', () => {
     assert.deepEqual(await a.authenticate(request(await token(claims({ sub: 'system:serviceaccount:team-a:other' })))), refused);
     assert.deepEqual(await a.authenticate(request(await token(claims({ 'kubernetes.io': { serviceaccount: { name: 'builder' } } })))), refused);
     assert.deepEqual(await a.authenticate(request(await token(claims({ 'kubernetes.io': { namespace: 'team-a' } })))), refused);
+    // Without a name there is no user to name, whatever sub says.
+    assert.deepEqual(await a.authenticate(request(await token(claims({ sub: 'system:serviceaccount:team-a:undefined', 'kubernetes.io': { namespace: 'team-a' } })))), refused);
+    assert.deepEqual(await a.authenticate(request(await token(claims({ sub: 'system:serviceaccount:undefined:builder', 'kubernetes.io': { serviceaccount: { name: 'builder' } } })))), refused);
     assert.deepEqual(await a.authenticate(request(await token(claims({ 'kubernetes.io': undefined })))), refused);
   });
 
@@ -133,5 +141,63 @@ describe('loadServiceAccountKeys', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('ServiceAccountAuthenticator: how long a verified token is trusted', () => {
+  // The keys array is the authenticator's own: emptied, only the verified-token cache can answer.
+  const withKeys = (now: () => number) => {
+    const keys = [signing.publicKey];
+    return { keys, a: new ServiceAccountAuthenticator({ keys, issuers: [ISSUER], audiences: [AUDIENCE], now }) };
+  };
+  const nowS = () => Math.floor(Date.now() / 1000);
+
+  test('within the TTL, a token whose exp has just passed is still trusted: exp has 60 s of tolerance', async () => {
+    let clock = Date.now();
+    const { keys, a } = withKeys(() => clock);
+    const t = await token(claims({ exp: nowS() + 2 }), signing.privateKey, null);
+    assert.equal((await a.authenticate(request(t))).kind, 'user');
+    keys.length = 0;
+    clock += 5_000;
+    assert.equal((await a.authenticate(request(t))).kind, 'user', 'from memory, 3 s past exp');
+  });
+
+  test('never past exp plus the tolerance, even within the TTL', async () => {
+    let clock = Date.now();
+    const { keys, a } = withKeys(() => clock);
+    const t = await token(claims({ exp: nowS() - 55 }), signing.privateKey, null);
+    assert.equal((await a.authenticate(request(t))).kind, 'user', '55 s past exp: within the tolerance');
+    keys.length = 0;
+    clock += 2_000;
+    assert.equal((await a.authenticate(request(t))).kind, 'user', 'from memory');
+    clock += 5_000;
+    assert.deepEqual(await a.authenticate(request(t)), { kind: 'error', message: 'invalid bearer token' }, 'checked again past exp + 60 s, and no key verifies it now');
+  });
+
+  test('a token without exp is trusted from memory for the TTL alone', async () => {
+    let clock = Date.now();
+    const { keys, a } = withKeys(() => clock);
+    const t = await token(claims(), signing.privateKey, null);
+    assert.equal((await a.authenticate(request(t))).kind, 'user');
+    keys.length = 0;
+    clock += VERIFIED_TOKEN_TTL_MS - 1;
+    assert.equal((await a.authenticate(request(t))).kind, 'user');
+    clock += 1;
+    assert.deepEqual(await a.authenticate(request(t)), { kind: 'error', message: 'invalid bearer token' });
+  });
+
+  test('a failure is not remembered: the same token verifies once a key accepts it', async () => {
+    const keys: KeyObject[] = [];
+    const a = new ServiceAccountAuthenticator({ keys, issuers: [ISSUER], audiences: [AUDIENCE] });
+    const t = await token(claims());
+    assert.deepEqual(await a.authenticate(request(t)), { kind: 'error', message: 'invalid bearer token' });
+    keys.push(signing.publicKey);
+    assert.equal((await a.authenticate(request(t))).kind, 'user');
+  });
+
+  test('not before (nbf) has the same 60 s of tolerance', async () => {
+    const a = authn();
+    assert.equal((await a.authenticate(request(await token(claims({ nbf: nowS() + 30 }))))).kind, 'user');
+    assert.deepEqual(await a.authenticate(request(await token(claims({ nbf: nowS() + 120 })))), { kind: 'error', message: 'invalid bearer token' });
   });
 });

@@ -84,6 +84,13 @@ describe('TokenReview answers', () => {
       [{ code: 200, body: 'not json' }, 'the webhook answered something that is not JSON'],
       [{ code: 200, body: [1] }, 'the webhook answered something that is not a TokenReview'],
       [{ code: 200, body: null }, 'the webhook answered something that is not a TokenReview'],
+      [{ code: 200, body: 5 }, 'the webhook answered something that is not a TokenReview'],
+      [{ code: 200, body: '"TokenReview"' }, 'the webhook answered something that is not a TokenReview'],
+      [review({}, `authentication.k8s.io/${'v'.repeat(100)}`), `the webhook answered ${JSON.stringify(`authentication.k8s.io/${'v'.repeat(100)}`).slice(0, 80)} "TokenReview", not an authentication.k8s.io TokenReview`],
+      [{ code: 200, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'K'.repeat(100), status: {} } }, `the webhook answered "authentication.k8s.io/v1" ${JSON.stringify('K'.repeat(100)).slice(0, 80)}, not an authentication.k8s.io TokenReview`],
+      [review('authenticated'), 'the TokenReview answer has a malformed status'],
+      [review({ authenticated: true, user: 'jane' }), 'status.user is not an object'],
+      [review({ authenticated: true, user: { username: 'a', extra: 'x' } }), 'status.user.extra is not an object'],
       [review({ authenticated: true }, 'authentication.k8s.io/v2'), 'the webhook answered "authentication.k8s.io/v2" "TokenReview", not an authentication.k8s.io TokenReview'],
       [{ code: 200, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SubjectAccessReview', status: {} } }, 'the webhook answered "authentication.k8s.io/v1" "SubjectAccessReview", not an authentication.k8s.io TokenReview'],
       [review([]), 'the TokenReview answer has a malformed status'],
@@ -136,6 +143,12 @@ describe('TokenReview statuses and the cache', () => {
     answer({ code: 204, body: '' }, review({ authenticated: true, user: { username: 'never' } }));
     assert.deepEqual(await w.authenticate(withToken('t')), error('the webhook answered something that is not JSON'), 'a 2xx is read as the answer');
     assert.equal(reviews.length, 1);
+    answer({ code: 299, body: review({ authenticated: true, user: { username: 'edge' } }).body });
+    assert.deepEqual(await w.authenticate(withToken('t')), { kind: 'user', user: { username: 'edge', groups: [] } }, '299 is a 2xx');
+    reviews.length = 0;
+    answer({ code: 300, body: review({ authenticated: true, user: { username: 'never' } }).body });
+    assert.deepEqual(await w.authenticate(withToken('t')), error('the webhook answered 300'));
+    assert.equal(reviews.length, 1, 'a 3xx is not retried');
     w.close();
   });
 
