@@ -149,16 +149,15 @@ export class EtcdStore implements RevisionedStore {
       const floor = this.observed;
       const epoch = this.rewinds;
       try {
-        if (keys.length === 1) {
-          const res = await this.client.kv.range({ key: keys[0]! });
-          const revision = Number(res.header.revision);
-          this.noteAnswer(revision, floor, epoch);
-          return { kvs: [res.kvs[0]], revision };
-        }
-        const res = await this.client.kv.txn({ compare: [], success: keys.map((key) => ({ request_range: { key } })), failure: [] });
+        const res =
+          keys.length === 1
+            ? await this.client.kv.range({ key: keys[0]! }).then((r) => ({ header: r.header, kvs: [r.kvs[0]] }))
+            : await this.client.kv
+                .txn({ compare: [], success: keys.map((key) => ({ request_range: { key } })), failure: [] })
+                .then((r) => ({ header: r.header, kvs: r.responses.map((op) => op.response_range?.kvs[0]) }));
         const revision = Number(res.header.revision);
         this.noteAnswer(revision, floor, epoch);
-        return { kvs: res.responses.map((r) => r.response_range?.kvs[0]), revision };
+        return { kvs: res.kvs, revision };
       } catch (err) {
         if (transportFailure(err) && attempt < this.readAttempts) continue;
         throw err;
