@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       // what a misbehaving client gets and what a well-behaved one still gets.
       const users = mkdtempSync(join(tmpdir(), 'platform-bench-users-'));
       watchDataDirs.push(users);
-      writeFileSync(join(users, 'tokens.csv'), 'storm-token,storm,uid-storm,\nprobe-token,prober,uid-prober,\n');
+      writeFileSync(join(users, 'tokens.csv'), 'storm-token,storm,uid-storm\nprobe-token,prober,uid-prober\n');
       writeFileSync(join(users, 'policy.yaml'), OVERLOAD_POLICY);
       const userArgs = ['--token-auth-file', join(users, 'tokens.csv'), '--authorization-policy-file', join(users, 'policy.yaml')];
       const connections = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 2000);

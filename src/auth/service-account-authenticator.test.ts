@@ -75,8 +75,9 @@ describe('ServiceAccountAuthenticator', () => {
 
   test('the bearer scheme is case-insensitive and the first of repeated headers counts', async () => {
     const t = await token(claims());
-    assert.equal((await authn().authenticate({ headers: { authorization: `Bearer  ${t}  ` } })).kind, 'user', 'spaces around the token');
-    for (const authorization of [`xBearer ${t}`, `Bearer ${t} extra`, `Bearer${t}`]) {
+    assert.equal((await authn().authenticate({ headers: { authorization: ` Bearer ${t}  ` } })).kind, 'user', 'spaces around the header');
+    assert.equal((await authn().authenticate({ headers: { authorization: `Bearer ${t} extra` } })).kind, 'user', 'kube reads the second part and ignores a third');
+    for (const authorization of [`xBearer ${t}`, `Bearer  ${t}`, `Bearer${t}`]) {
       assert.deepEqual(await authn().authenticate({ headers: { authorization } }), { kind: 'none' }, authorization);
     }
     assert.equal((await authn().authenticate({ headers: { authorization: `bearer ${t}` } })).kind, 'user');

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import type { UserInfo } from '../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticator.js';
+import { bearerToken } from './bearer-token.js';
 import { tokenDigest, VerifiedTokenCache } from './verified-token-cache.js';
 
 /** Seconds a token is accepted past its exp (and before its nbf), for clock skew. */
@@ -45,11 +46,6 @@ interface KubernetesClaims {
   pod?: { name?: string; uid?: string };
 }
 
-const bearer = (req: AuthRequest): string | undefined => {
-  const h = req.headers.authorization;
-  // Stryker disable next-line StringLiteral: equivalent, no header is matched against a text that cannot start with Bearer whatever it says
-  return /^Bearer\s+(\S+)\s*$/i.exec((Array.isArray(h) ? h[0] : h) ?? '')?.[1];
-};
 
 export class ServiceAccountAuthenticator implements Authenticator {
   private readonly verified: VerifiedTokenCache;
@@ -59,7 +55,7 @@ export class ServiceAccountAuthenticator implements Authenticator {
   }
 
   async authenticate(req: AuthRequest): Promise<AuthResult> {
-    const token = bearer(req);
+    const token = bearerToken(req);
     if (!token) return { kind: 'none' };
     // Stryker disable next-line ConditionalExpression: equivalent, decodeJwt below refuses every token this lets through (the check saves a digest)
     if (token.split('.').length !== 3) return { kind: 'none' };

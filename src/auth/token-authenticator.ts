@@ -6,65 +6,46 @@
 import { readFileSync } from 'node:fs';
 import type { UserInfo } from '../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from './authenticator.js';
+import { bearerToken } from './bearer-token.js';
+import { readCsvRecords } from './go-csv.js';
 import { tokenDigest } from './verified-token-cache.js';
 
 export class TokenFileError extends Error {
   override name = 'TokenFileError';
 }
 
-/** Splits one CSV record, honouring double quotes (and "" inside them). */
-function csvFields(line: string): string[] {
-  const fields: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        current += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else current += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      fields.push(current);
-      current = '';
-    } else current += c;
-  }
-  if (quoted) throw new TokenFileError('unterminated quoted field');
-  fields.push(current);
-  return fields;
-}
+/** Bytes held one per character (latin1) read back as the UTF-8 text they are. */
+const utf8 = (bytes: string): string => Buffer.from(bytes, 'latin1').toString('utf8');
 
-export function parseTokenFile(text: string, source = 'token file'): Map<string, UserInfo> {
+/**
+ * The users of a token file, by token, read as kube's tokenfile.NewCSV reads it: Go's CSV records
+ * (go-csv.ts: no comments, nothing trimmed), at least token, user name and uid; a record with an
+ * empty token skipped; a later record of the same token wins; a fourth field split on every comma
+ * into groups (so an empty one is the group ""). `content` is the file's bytes, or text.
+ *
+ * Tokens stay as their bytes, one per character, as Node hands over an HTTP/1.1 header's value; the
+ * names are the UTF-8 they spell.
+ */
+export function parseTokenFile(content: Buffer | string, source = 'tokens.csv'): Map<string, UserInfo> {
+  const bytes = (typeof content === 'string' ? Buffer.from(content, 'utf8') : content).toString('latin1');
+  let records: string[][];
+  try {
+    records = readCsvRecords(bytes);
+  } catch (err) {
+    throw new TokenFileError((err as Error).message);
+  }
   const users = new Map<string, UserInfo>();
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === '' || line.trimStart().startsWith('#')) return;
-    let fields: string[];
-    try {
-      fields = csvFields(line);
-    } catch (err) {
-      throw new TokenFileError(`${source} line ${i + 1}: ${(err as Error).message}`);
-    }
-    if (fields.length < 3) throw new TokenFileError(`${source} line ${i + 1}: expected at least 3 columns (token,user,uid), found ${fields.length}`);
-    const [token, username, uid, groups] = fields.map((f) => f.trim()) as [string, string, string, string | undefined];
-    if (!token) return; // upstream skips records with an empty token
-    const user: UserInfo = { username, uid, groups: groups ? groups.split(',').map((g) => g.trim()).filter(Boolean) : [] };
-    users.set(token, user);
-  });
+  for (const fields of records) {
+    if (fields.length < 3) throw new TokenFileError(`token file '${source}' must have at least 3 columns (token, user name, user uid), found ${fields.length}`);
+    const [token, username, uid, groups] = fields as [string, string, string, string | undefined];
+    if (token === '') continue;
+    users.set(token, { username: utf8(username), uid: utf8(uid), groups: groups === undefined ? [] : utf8(groups).split(',') });
+  }
   return users;
 }
 
 export function loadTokenFile(path: string): Map<string, UserInfo> {
-  return parseTokenFile(readFileSync(path, 'utf8'), path);
-}
-
-function bearerToken(req: AuthRequest): string | undefined {
-  const h = req.headers.authorization;
-  const value = Array.isArray(h) ? h[0] : h;
-  // Stryker disable next-line StringLiteral: equivalent, no header is matched against a text that cannot start with Bearer whatever it says
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(value ?? '');
-  return m?.[1];
+  return parseTokenFile(readFileSync(path), path);
 }
 
 export class TokenAuthenticator implements Authenticator {

@@ -62,7 +62,7 @@ describe('authentication and authorization', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-auth-'));
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
-    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,u-1,devs\ncarol-token,carol,u-3,\ndave-token,dave,u-4,\n');
+    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,u-1,devs\ncarol-token,carol,u-3\ndave-token,dave,u-4\n');
     server = await startServer({ args: ['--authorization-policy-file', join(dir, 'policy.yaml'), '--token-auth-file', join(dir, 'tokens.csv')] });
     if (binary) kubectl = kubectlFor(binary, server.kubeconfigPath);
     caPem = (await makeCACert()).pem;

@@ -47,7 +47,7 @@ ${extra}`;
   before(async () => {
     hook = await startSarWebhook((review) => (review?.spec?.user === 'sloane' ? { delayMs: 20_000, then: { status: { allowed: true } } } : { status: { allowed: review?.spec?.user === 'alice' } }));
     dir = mkdtempSync(join(tmpdir(), 'platform-authz-config-'));
-    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,uid-alice,\nsloane-token,sloane,uid-sloane,\n');
+    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,uid-alice\nsloane-token,sloane,uid-sloane\n');
     writeConfig(config('Deny'));
     server = await startServer({ args: ['--token-auth-file', join(dir, 'tokens.csv'), '--authorization-config', configPath(), '--controllers=-service-cidr-controller'] });
   });

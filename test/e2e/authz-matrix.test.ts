@@ -68,7 +68,7 @@ describe('authorization matrix', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-matrix-'));
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
-    writeFileSync(join(dir, 'tokens.csv'), ['pat', 'alice', 'wendy', 'sigrid', 'dom', 'nsuser'].map((u) => `${u}-token,${u},uid-${u},`).join('\n'));
+    writeFileSync(join(dir, 'tokens.csv'), ['pat', 'alice', 'wendy', 'sigrid', 'dom', 'nsuser'].map((u) => `${u}-token,${u},uid-${u}`).join('\n'));
     server = await startServer({ args: ['--controllers=-service-cidr-controller', '--authorization-policy-file', join(dir, 'policy.yaml'), '--token-auth-file', join(dir, 'tokens.csv')] });
     const ca = (await makeCACert()).pem;
     const made = async (path: string, body: object) => {

@@ -18,7 +18,7 @@ import { startSarWebhook, type SarWebhook } from '../support/sar-webhook.js';
 const CTB = '/apis/certificates.platform.io/v1beta1/clustertrustbundles';
 const SC = '/apis/networking.platform.io/v1/servicecidrs';
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
-const TOKENS = ['alice-token,alice,uid-alice,', 'dan-token,dan,uid-dan,', 'nora-token,nora,uid-nora,', 'gary-token,gary,uid-gary,', 'node-token,system:node:n1,uid-n1,system:nodes'].join('\n');
+const TOKENS = ['alice-token,alice,uid-alice', 'dan-token,dan,uid-dan', 'nora-token,nora,uid-nora', 'gary-token,gary,uid-gary', 'node-token,system:node:n1,uid-n1,system:nodes'].join('\n');
 
 describe('webhook authorization (--authorization-mode Node,Webhook,RBAC)', () => {
   let hook: SarWebhook;

@@ -31,7 +31,7 @@ describe('core group discovery: /api and /api/v1', () => {
   let dir: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-core-disc-'));
-    writeFileSync(join(dir, 'tokens.csv'), 'pat-token,pat,uid-pat,\n');
+    writeFileSync(join(dir, 'tokens.csv'), 'pat-token,pat,uid-pat\n');
     server = await startServer({ args: ['--token-auth-file', join(dir, 'tokens.csv')] });
   });
   after(async () => {

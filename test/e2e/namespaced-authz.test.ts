@@ -52,7 +52,7 @@ describe('namespaced authorization and audit', () => {
   let dir: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-ns-authz-'));
-    writeFileSync(join(dir, 'tokens.csv'), 'eve-token,eve,uid-eve,\n');
+    writeFileSync(join(dir, 'tokens.csv'), 'eve-token,eve,uid-eve\n');
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
     s = await startServer({ args: ['--token-auth-file', join(dir, 'tokens.csv'), '--authorization-policy-file', join(dir, 'policy.yaml'), '--audit-log-path', join(dir, 'audit.log')] });
   });

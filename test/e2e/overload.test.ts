@@ -92,7 +92,7 @@ describe('overload protection', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-overload-'));
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
-    writeFileSync(join(dir, 'tokens.csv'), ['alice', 'bob', 'carol'].map((u) => `${u}-token,${u},uid-${u},`).join('\n'));
+    writeFileSync(join(dir, 'tokens.csv'), ['alice', 'bob', 'carol'].map((u) => `${u}-token,${u},uid-${u}`).join('\n'));
     server = await startServer({
       args: ['--authorization-policy-file', join(dir, 'policy.yaml'), '--token-auth-file', join(dir, 'tokens.csv'), '--max-requests-inflight', '2', '--max-mutating-requests-inflight', '1'],
     });
@@ -186,7 +186,7 @@ describe('load shedding on event-loop delay', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'platform-shed-'));
     writeFileSync(join(dir, 'policy.yaml'), POLICY);
-    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,uid-alice,\nbob-token,bob,uid-bob,\n');
+    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,uid-alice\nbob-token,bob,uid-bob\n');
     // No in-flight limit: any 429 here is the shedding's. A 1 ms threshold: a burst of
     // hundreds of requests handled in one event-loop turn is past it.
     server = await startServer({

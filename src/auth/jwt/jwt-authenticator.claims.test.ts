@@ -10,7 +10,8 @@ import { pino } from 'pino';
 import { startOidcIssuer, type OidcIssuer } from '../../../test/support/oidc-issuer.js';
 import { eventually } from '../../../test/support/polling.js';
 import { compileExpression } from './claims-cel.js';
-import { bearerToken, JwtAuthenticator, untrustedIssuer } from './jwt-authenticator.js';
+import { bearerToken } from '../bearer-token.js';
+import { JwtAuthenticator, untrustedIssuer } from './jwt-authenticator.js';
 import type { CompiledRules, JwtAuthenticatorSpec } from './jwt-config.js';
 import type { AuthResult } from '../authenticator.js';
 
@@ -139,7 +140,7 @@ describe('token parsing', () => {
     assert.equal(bearerToken({ headers: { authorization: 'Bearer abc' } }), 'abc');
     assert.equal(bearerToken({ headers: { authorization: 'bearer abc  ' } }), 'abc');
     assert.equal(bearerToken({ headers: { authorization: ['Bearer one', 'Bearer two'] } }), 'one');
-    assert.equal(bearerToken({ headers: { authorization: 'Bearer a b' } }), undefined);
+    assert.equal(bearerToken({ headers: { authorization: 'Bearer a b' } }), 'a');
     assert.equal(bearerToken({ headers: { authorization: 'Basic abc' } }), undefined);
     assert.equal(bearerToken({ headers: {} }), undefined);
   });

@@ -9,6 +9,7 @@
 import { decodeProtectedHeader, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { Logger, UserInfo } from '../../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
+import { bearerToken } from '../bearer-token.js';
 import { tokenDigest, VerifiedTokenCache } from '../verified-token-cache.js';
 import { celString, celStringList } from './claims-cel.js';
 import { IssuerKeys } from './issuer-keys.js';
@@ -43,11 +44,6 @@ export interface JwtAuthenticatorOptions {
 
 class TokenRejected extends Error {}
 
-export function bearerToken(req: AuthRequest): string | undefined {
-  const h = req.headers.authorization;
-  // Stryker disable next-line StringLiteral: equivalent, no header is matched against a text that cannot start with Bearer whatever it says
-  return /^Bearer\s+(\S+)\s*$/i.exec((Array.isArray(h) ? h[0] : h) ?? '')?.[1];
-}
 
 /** The token's `iss`, unverified (kube's untrustedIssuer); undefined when it is no compact JWT. */
 export function untrustedIssuer(token: string): string | undefined {

@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from '../../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
 import { parseAuthenticationConfig, type LoadedJwtAuthenticator } from './authentication-config-file.js';
-import { bearerToken, JwtAuthenticator, untrustedIssuer, type JwtAuthenticatorObserver } from './jwt-authenticator.js';
+import { bearerToken } from '../bearer-token.js';
+import { JwtAuthenticator, untrustedIssuer, type JwtAuthenticatorObserver } from './jwt-authenticator.js';
 import { ALL_SIGNING_ALGS } from './jwt-config.js';
 
 export interface AuthenticationConfigObserver extends JwtAuthenticatorObserver {

@@ -29,7 +29,7 @@ export interface Target extends TestServer {
 
 export async function startTarget(args: string[] = [], env?: Record<string, string>): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-attack-'));
-  writeFileSync(join(dir, 'tokens.csv'), `${ATTACKER_TOKEN},attacker,uid-attacker,\n`);
+  writeFileSync(join(dir, 'tokens.csv'), `${ATTACKER_TOKEN},attacker,uid-attacker\n`);
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
   try {
     const server = await startServer({
