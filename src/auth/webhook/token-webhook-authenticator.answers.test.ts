@@ -130,7 +130,7 @@ describe('TokenReview answers', () => {
 });
 
 describe('TokenReview statuses and the cache', () => {
-  test('429 and 5xx are retried; another non-2xx status is an error at once', async () => {
+  test('429 and 5xx are retried; another status outside 200 to 206 is an error at once', async () => {
     const w = make();
     answer({ code: 500, body: {} }, { code: 503, body: {} }, { code: 429, body: {} }, review({ authenticated: true, user: { username: 'late' } }));
     assert.deepEqual(await w.authenticate(withToken('t')), { kind: 'user', user: { username: 'late', groups: [] } });
@@ -143,8 +143,14 @@ describe('TokenReview statuses and the cache', () => {
     answer({ code: 204, body: '' }, review({ authenticated: true, user: { username: 'never' } }));
     assert.deepEqual(await w.authenticate(withToken('t')), error('the webhook answered something that is not JSON'), 'a 2xx is read as the answer');
     assert.equal(reviews.length, 1);
-    answer({ code: 299, body: review({ authenticated: true, user: { username: 'edge' } }).body });
-    assert.deepEqual(await w.authenticate(withToken('t')), { kind: 'user', user: { username: 'edge', groups: [] } }, '299 is a 2xx');
+    answer({ code: 206, body: review({ authenticated: true, user: { username: 'edge' } }).body });
+    assert.deepEqual(await w.authenticate(withToken('t2')), { kind: 'user', user: { username: 'edge', groups: [] } }, '206 is the last answer client-go reads');
+    reviews.length = 0;
+    for (const code of [207, 299]) {
+      answer({ code, body: review({ authenticated: true, user: { username: 'never' } }).body });
+      assert.deepEqual(await w.authenticate(withToken(`t${code}`)), error(`the webhook answered ${code}`), `${code} is outside client-go's 200 to 206`);
+    }
+    assert.equal(reviews.length, 2, 'neither is retried');
     reviews.length = 0;
     answer({ code: 300, body: review({ authenticated: true, user: { username: 'never' } }).body });
     assert.deepEqual(await w.authenticate(withToken('t')), error('the webhook answered 300'));

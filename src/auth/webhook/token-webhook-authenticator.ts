@@ -3,7 +3,7 @@
 // kube sends it (authentication.k8s.io v1beta1 by default or v1, spec.token and spec.audiences =
 // the API audiences); status.user becomes the user. `authenticated: false` is "not this
 // credential" (the next authenticator may still know it); an answer carrying status.error, a
-// non-2xx status, a malformed body, an unreachable or slow webhook is an error (401 unless
+// status outside 200–206, a malformed body, an unreachable or slow webhook is an error (401 unless
 // another authenticator knows the token) and never authenticates. 429/5xx and reset connections
 // are retried with kube's backoff (500 ms x1.5, 5 attempts), all within one deadline: kube's
 // 30 s webhook timeout. Answers are cached for --authentication-token-webhook-cache-ttl,
@@ -14,7 +14,7 @@ import type http from 'node:http';
 import https from 'node:https';
 import type { Logger, UserInfo } from '../../apimachinery/request-context.js';
 import type { Authenticator, AuthRequest, AuthResult } from '../authenticator.js';
-import { bearerToken } from '../jwt/jwt-authenticator.js';
+import { bearerToken } from '../bearer-token.js';
 import { tokenDigest } from '../verified-token-cache.js';
 import { webhookTarget, type WebhookConnection } from './webhook-kubeconfig.js';
 
@@ -165,7 +165,8 @@ export class TokenWebhookAuthenticator implements Authenticator {
         });
         res.on('end', () => {
           const status = res.statusCode ?? 0;
-          if (status < 200 || status > 299) return done(new WebhookError(`the webhook answered ${status}`, status === 429 || status >= 500));
+          // client-go reads 200 to 206 as an answer, any other status as a failure.
+          if (status < 200 || status > 206) return done(new WebhookError(`the webhook answered ${status}`, status === 429 || status >= 500));
           try {
             done(undefined, JSON.parse(Buffer.concat(chunks).toString('utf8')));
           } catch {
