@@ -129,12 +129,12 @@ export const criticalModules: readonly CriticalModule[] = [
     name: 'authentication',
     what: 'authenticators: x509, tokens, ServiceAccounts, OIDC, token webhook',
     mutate: [
-      'src/auth/{authenticator,x509-authenticator,token-authenticator,service-account-authenticator}.ts',
+      'src/auth/{authenticator,x509-authenticator,token-authenticator,service-account-authenticator,bearer-token,go-csv}.ts',
       'src/auth/jwt/jwt-authenticator.ts',
       'src/auth/webhook/token-webhook-authenticator.ts',
     ],
     tests: [
-      'src/auth/{authenticator,x509-authenticator,token-authenticator,service-account-authenticator}*.test.ts',
+      'src/auth/{authenticator,x509-authenticator,token-authenticator,service-account-authenticator,bearer-token,go-csv}*.test.ts',
       'src/auth/jwt/{jwt-authenticator,user-validation-rules}*.test.ts',
       'src/auth/webhook/token-webhook-authenticator*.test.ts',
       'src/config/authn-wiring.test.ts',
