@@ -255,4 +255,24 @@ describe('etcd store edges on a real etcd', { skip: !haveEtcd }, () => {
     assert.equal(ended.length, 1, 'the watch ended');
     assert.equal(s.stats().watchesOpened, 0);
   });
+  test("without a root or prefix given, keys are kube's: /registry in the store is /registry in etcd", async () => {
+    const s = new EtcdStore({ servers: [(await etcd()).members[0]!.clientUrl] });
+    stores.push(s);
+    await s.optimisticPut('/registry/edges.io/things/a', enc('x'), 0);
+    assert.equal(await s.client.get('/registry/edges.io/things/a').string(), 'x');
+    assert.deepEqual((await s.list('/registry/edges.io/')).kvs.map((kv) => kv.key), ['/registry/edges.io/things/a']);
+  });
+
+  test("a watch resuming above etcd's revision makes the store ask etcd where it is, and ends nothing when etcd did not go back", async () => {
+    const s = await freshStore();
+    const a = await s.optimisticPut('/u/a', enc('1'), 0);
+    const reads = s.stats().revisionReads;
+    const ac = new AbortController();
+    const ended: unknown[] = [];
+    s.watch('/u/', { afterRevision: a.revision + 100, signal: ac.signal }).start({ next: () => true, end: (e) => void ended.push(e ?? 'clean') });
+    for (let i = 0; i < 200 && s.stats().revisionReads === reads; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(s.stats().revisionReads, reads + 1, 'one revision read');
+    assert.equal(ended.length, 0);
+    ac.abort();
+  });
 });

@@ -410,3 +410,24 @@ test('a store closed while a read waits to be sent again fails it Unavailable', 
   }
   assert.equal(s.ranges.length, 1, 'not sent again');
 });
+
+test('a suspected rewind is checked by one revision read at a time, and not at all once the store is closed', async () => {
+  const s = scripted();
+  const check = (): Promise<void> => (s.store as unknown as { checkRewind(): Promise<void> }).checkRewind();
+  let answer: (r: IRangeResponse) => void = () => undefined;
+  s.onRange(() => new Promise((resolve) => (answer = resolve)));
+  const first = check();
+  const second = check();
+  await settle();
+  assert.equal(s.store.stats().revisionReads, 1, 'one read for both');
+  answer(rangeAt(5));
+  await Promise.all([first, second]);
+  s.onRange(async () => {
+    throw new Error('etcdserver: request timed out');
+  });
+  await check();
+  assert.equal(s.store.stats().revisionReads, 2, 'the next suspicion reads again; a failed read is no error');
+  await s.store.close();
+  await check();
+  assert.equal(s.store.stats().revisionReads, 2);
+});
