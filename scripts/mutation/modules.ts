@@ -43,6 +43,9 @@ export const slowTests: readonly string[] = [
   'src/storage/sqlite/sqlite-writer-thread.test.ts',
   'src/auth/jwt/jwt-authenticator.test.ts',
   'src/storage/sqlite/sqlite-store.test.ts',
+  'src/storage/etcd/etcd-read-batch.test.ts',
+  'src/storage/etcd/etcd-compactor.test.ts',
+  'src/storage/etcd/etcd-store.edges.test.ts',
   'src/storage/etcd/etcd-store.test.ts',
 ];
 
