@@ -94,6 +94,9 @@ describe('etcd store edges on a real etcd', { skip: !haveEtcd }, () => {
     assert.deepEqual([missing.code, missing.message, missing.key], ['KeyNotFound', 'key /c/none not found', '/c/none']);
     const missingDel = await failure(s.optimisticDelete('/c/none', 5));
     assert.deepEqual([missingDel.code, missingDel.message], ['KeyNotFound', 'key /c/none not found']);
+    // Expecting "absent" of an absent key, etcd's compare holds and the delete deletes nothing.
+    const absentDel = await failure(s.optimisticDelete('/c/none', 0));
+    assert.deepEqual([absentDel.code, absentDel.message, absentDel.current], ['KeyNotFound', 'key /c/none not found', undefined]);
     assert.equal(dec((await s.get('/c/a')).kv?.value), '1', 'nothing changed');
   });
 
@@ -249,6 +252,7 @@ describe('etcd store edges on a real etcd', { skip: !haveEtcd }, () => {
       const err = await failure(call());
       assert.deepEqual([err.code, err.message], ['Unavailable', 'store is closed']);
     }
+    assert.equal((await failure(s.currentRevision())).key, '', 'a revision read names no key');
     const ended: unknown[] = [];
     s.watch('/z/', { afterRevision: 1 }).start({ next: () => true, end: (err) => void ended.push(err ?? 'clean') });
     for (let i = 0; i < 50 && !ended.length; i++) await new Promise((r) => setTimeout(r, 10));
@@ -274,5 +278,29 @@ describe('etcd store edges on a real etcd', { skip: !haveEtcd }, () => {
     assert.equal(s.stats().revisionReads, reads + 1, 'one revision read');
     assert.equal(ended.length, 0);
     ac.abort();
+  });
+  test('what a watch shows the store: the revisions of its events, the compaction etcd names; an ended watch is let go', async () => {
+    const s = await freshStore();
+    const writer = new EtcdStore({ servers: (await etcd()).endpoints.split(','), root: '', prefix: s.keys.prefix });
+    stores.push(writer);
+    const a = await s.optimisticPut('/o/a', enc('1'), 0);
+    const ac = new AbortController();
+    const w = s.watch('/o/', { afterRevision: a.revision, signal: ac.signal });
+    const got = new Promise<number>((resolve, reject) => w.start({ next: (e) => (e.type === 'put' && resolve(e.revision), true), end: (e) => (e ? reject(e) : undefined) }));
+    // The writer is another replica: this store sees its revision only through the watch.
+    const b = await writer.optimisticPut('/o/b', enc('2'), 0);
+    assert.equal(await got, b.revision);
+    assert.ok(s.observedRevision() >= b.revision, `observed ${s.observedRevision()}`);
+    const watches = (s as unknown as { watches: Set<unknown> }).watches;
+    assert.equal(watches.size, 1);
+    ac.abort();
+    assert.equal(watches.size, 0, 'let go');
+    // Compacted by another replica: a watch from below learns where etcd compacted to.
+    const c = await writer.optimisticPut('/o/b', enc('3'), b.revision);
+    await writer.compact(c.revision);
+    assert.equal(await s.compactedRevision(), 0);
+    const ended = await new Promise<unknown>((resolve) => s.watch('/o/', { afterRevision: a.revision }).start({ next: () => true, end: resolve }));
+    assert.ok(isStorageError(ended, 'Compacted'), String(ended));
+    assert.equal(await s.compactedRevision(), c.revision);
   });
 });

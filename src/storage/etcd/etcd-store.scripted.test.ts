@@ -87,8 +87,9 @@ test('a read whose connection failed goes to the next member, once per member; a
       calls++;
       throw refused();
     });
-    await assert.rejects(s.store.get('/a'), (e: unknown) => isStorageError(e, 'Unavailable') && (e as StorageError).key === '/a');
+    await assert.rejects(s.store.get('/a'), (e: unknown) => isStorageError(e, 'Unavailable') && (e as StorageError).key === '/a' && (e as StorageError).revision === undefined);
     assert.equal(calls, 2);
+    assert.deepEqual(s.ranges.filter((k) => k === 'compact_rev_key'), [], 'no compaction record read for an unavailable etcd');
     calls = 0;
     await assert.rejects(s.store.list('/p/'), (e: unknown) => isStorageError(e, 'Unavailable') && (e as StorageError).key === '/p/');
     assert.equal(calls, 2);
@@ -430,4 +431,24 @@ test('a suspected rewind is checked by one revision read at a time, and not at a
   await s.store.close();
   await check();
   assert.equal(s.store.stats().revisionReads, 2);
+});
+
+test('an answer older than one already seen never lowers the revision the store noted', async () => {
+  const s = scripted();
+  try {
+    const answers: ((r: IRangeResponse) => void)[] = [];
+    s.onRange(() => new Promise((resolve) => answers.push(resolve)));
+    const first = s.store.get('/a');
+    await settle();
+    const second = s.store.get('/b');
+    await settle();
+    assert.equal(answers.length, 2, 'two calls');
+    answers[0]!(rangeAt(120));
+    await first;
+    answers[1]!(rangeAt(110));
+    await second;
+    assert.equal(s.store.observedRevision(), 120);
+  } finally {
+    await s.store.close();
+  }
 });
