@@ -452,3 +452,47 @@ test('an answer older than one already seen never lowers the revision the store 
     await s.store.close();
   }
 });
+
+test('once any answer showed a revision, a write no longer waits for the first-revision read still on its way', async () => {
+  const s = scripted();
+  try {
+    const answers: ((r: IRangeResponse) => void)[] = [];
+    s.onRange(() => new Promise((resolve) => answers.push(resolve)));
+    const ac = new AbortController();
+    s.store.watch('/w/', { afterRevision: 0, signal: ac.signal });
+    await settle();
+    assert.equal(answers.length, 1, 'the first-revision read is on its way');
+    const got = s.store.get('/w/x');
+    await settle();
+    answers[1]!(rangeAt(50));
+    await got;
+    const put = s.store.optimisticPut('/w/a', enc('x'), 0);
+    await settle();
+    assert.equal(s.txns.length, 1, 'sent without waiting');
+    answers[0]!(rangeAt(50));
+    await put;
+    ac.abort();
+  } finally {
+    await s.store.close();
+  }
+});
+
+test('a watch "from now" whose first-revision read failed starts, when it tries again, at the revision seen meanwhile without reading it', async () => {
+  const s = scripted();
+  try {
+    let calls = 0;
+    s.onRange(async () => (++calls === 1 ? Promise.reject(new Error('etcdserver: request timed out')) : rangeAt(70)));
+    const ac = new AbortController();
+    s.store.watch('/w/', { afterRevision: 0, signal: ac.signal });
+    await settle();
+    assert.equal(s.store.stats().revisionReads, 1);
+    await s.store.get('/w/x');
+    assert.equal(s.store.observedRevision(), 70);
+    // The watch tries again after its first backoff (100 ms at most).
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(s.store.stats().revisionReads, 1, 'no second read');
+    ac.abort();
+  } finally {
+    await s.store.close();
+  }
+});
