@@ -230,8 +230,9 @@ export class EtcdStore implements RevisionedStore {
       success: [{ request_delete_range: { key: k, prev_kv: true } }],
       failure: [{ request_range: { key: k } }],
     })) as ITxnResponse;
-    const deleted = res.responses[0]?.response_delete_range?.prev_kvs?.[0];
-    if (!res.succeeded || !deleted) throw this.lostCompare(key, expectedModRevision, res, 'delete');
+    // Succeeded on an absent key (expected 0): deleted nothing, so KeyNotFound all the same.
+    const deleted = res.succeeded ? res.responses[0]!.response_delete_range!.prev_kvs[0] : undefined;
+    if (!deleted) throw this.lostCompare(key, expectedModRevision, res, 'delete');
     return { revision: Number(res.header.revision), prevKv: kvOf(this.keys, deleted) };
   }
 
@@ -440,7 +441,8 @@ export class EtcdStore implements RevisionedStore {
   }
 
   private lostCompare(key: string, expected: number, res: ITxnResponse, op: 'put' | 'delete'): StorageError {
-    const found: IKeyValue | undefined = res.responses[0]?.response_range?.kvs?.[0];
+    // A failed compare ran the failure branch: its one Range read the key as it is now.
+    const found: IKeyValue | undefined = res.succeeded ? undefined : res.responses[0]!.response_range!.kvs[0];
     const current: KeyValue | undefined = found ? kvOf(this.keys, found) : undefined;
     if (!current) return new StorageError('KeyNotFound', `key ${key} not found`, key);
     if (expected === 0) {
