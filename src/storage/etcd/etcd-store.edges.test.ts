@@ -113,10 +113,10 @@ describe('etcd store edges on a real etcd', { skip: !haveEtcd }, () => {
     assert.ok(missing.revision > a.revision);
   });
 
-  test('list: startAfter the prefix itself skips a key equal to the prefix; one before the prefix starts at it; a limit of 0 or below is no limit', async () => {
+  test('list: startAfter the prefix itself skips a key equal to the prefix; one before the prefix starts at the prefix (no key before it); a limit of 0 or below is no limit', async () => {
     const s = await freshStore();
     for (const k of ['/l/', '/l/a', '/l/b']) await s.optimisticPut(k, enc(k), 0);
-    await s.optimisticPut('/k', enc('before the prefix'), 0);
+    for (const k of ['/k', '/kz']) await s.optimisticPut(k, enc('before the prefix'), 0);
     assert.deepEqual((await s.list('/l/')).kvs.map((kv) => kv.key), ['/l/', '/l/a', '/l/b']);
     assert.deepEqual((await s.list('/l/', { startAfter: '/l/' })).kvs.map((kv) => kv.key), ['/l/a', '/l/b']);
     assert.deepEqual((await s.list('/l/', { startAfter: '/k' })).kvs.map((kv) => kv.key), ['/l/', '/l/a', '/l/b']);

@@ -154,8 +154,8 @@ export class EtcdStore implements RevisionedStore {
             ? await this.client.kv.range({ key: keys[0]! }).then((r) => ({ header: r.header, kvs: [r.kvs[0]] }))
             : await this.client.kv
                 .txn({ compare: [], success: keys.map((key) => ({ request_range: { key } })), failure: [] })
-                // Stryker disable next-line OptionalChaining: equivalent, etcd answers each Range of a Txn with a response_range
-                .then((r) => ({ header: r.header, kvs: r.responses.map((op) => op.response_range?.kvs[0]) }));
+                // etcd answers each Range of a Txn with a response_range.
+                .then((r) => ({ header: r.header, kvs: r.responses.map((op) => op.response_range!.kvs[0]) }));
         const revision = Number(res.header.revision);
         this.noteAnswer(revision, floor, epoch);
         return { kvs: res.kvs, revision };
