@@ -38,6 +38,7 @@ export async function compactionTurn(store: EtcdStore, version: number, revision
   const current = Number(res.header.revision);
   if (!res.succeeded) {
     // Another replica took this interval's turn: note what it compacted to.
+    // Stryker disable next-line OptionalChaining: equivalent, etcd answers a failed compare with the failure branch's one Range, whose kvs is a list
     const kv = res.responses[0]?.response_range?.kvs?.[0];
     if (kv) store.observeCompacted(Number(kv.value.toString()) || 0);
     return { version: kv ? Number(kv.version) : 0, revision: current };

@@ -40,6 +40,17 @@ describe('ReadBatch', () => {
     assert.deepEqual(answers.map((a) => a.kv?.key.toString()), keys, 'each get has its own key back');
   });
 
+  test(`exactly ${MAX_READS_PER_TXN} gets in a turn are one call, with no empty call after it`, async () => {
+    const sizes: number[] = [];
+    const batch = new ReadBatch(async (keys) => {
+      sizes.push(keys.length);
+      return { kvs: keys.map(kv), revision: 7 };
+    });
+    await Promise.all(Array.from({ length: MAX_READS_PER_TXN }, (_, i) => batch.get(Buffer.from(`k${i}`))));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(sizes, [MAX_READS_PER_TXN]);
+  });
+
   test("a failed call fails every get it carried, and no other call's", async () => {
     let n = 0;
     const batch = new ReadBatch(async (keys): Promise<KeysRead> => {
