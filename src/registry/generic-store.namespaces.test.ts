@@ -173,6 +173,21 @@ describe('GenericStore namespaces', () => {
     assert.deepEqual(created.metadata.managedFields?.map((f) => f.fieldsV1), [{ 'f:involvedObject': {}, 'f:message': {}, 'f:reason': {}, 'f:type': {} }]);
   });
 
+  test("a name selector within a namespace reads and watches that name's keys only: an undecodable value elsewhere is never decoded", async () => {
+    const { core, storage } = setup();
+    await core.create(inNs('default'), event('default', 'a'), opts);
+    const garbage = new TextEncoder().encode('not an object');
+    await storage.optimisticPut('/registry/events/default/zz', garbage, 0);
+    const names = (items: CoreEvent[]) => items.map((e) => `${e.metadata.namespace}/${e.metadata.name}`);
+    assert.deepEqual(names((await core.list(inNs('default'), { fieldSelector: 'metadata.name=a' })).items), ['default/a']);
+    await assert.rejects(core.list(inNs('default'), {}), 'the whole namespace does decode it');
+    const rv = String(await storage.currentRevision());
+    const one = await core.watch(inNs('default'), { resourceVersion: rv, fieldSelector: 'metadata.name=c' });
+    await storage.optimisticPut('/registry/events/default/zy', garbage, 0);
+    await core.create(inNs('default'), event('default', 'c'), opts);
+    assert.deepEqual(await collect(one, (s) => s.length >= 1), ['ADDED default/c']);
+  });
+
   test('admission is told the namespace of the request', async () => {
     const seen: [string, string, string][] = [];
     const plugin: AdmissionPlugin = {

@@ -230,6 +230,24 @@ describe('GenericStore reads through its storage', () => {
     assert.deepEqual([all.continue, Object.hasOwn(all, 'remainingItemCount')], [undefined, false]);
   });
 
+  test("a name selector reads and watches that name's keys only: an undecodable value elsewhere is never decoded", async () => {
+    const { main, storage } = setup();
+    await main.create(ctx(), sc('a'), opts);
+    const garbage = new TextEncoder().encode('not an object');
+    await storage.store.optimisticPut(KEY('zz'), garbage, 0);
+    assert.deepEqual((await main.list(ctx(), { fieldSelector: 'metadata.name=a' })).items.map((o) => o.metadata.name), ['a']);
+    assert.equal(storage.listOptions.length, 1);
+    await assert.rejects(main.list(ctx(), {}), 'the whole collection does decode it');
+    const w = await main.watch(ctx(), { resourceVersion: String(await storage.store.currentRevision()), fieldSelector: 'metadata.name=c' });
+    const seen: string[] = [];
+    w.start({ next: (e) => (e.type !== 'BOOKMARK' && seen.push(`${e.type} ${e.object.metadata.name}`), true), end: () => {} });
+    await storage.store.optimisticPut(KEY('zy'), garbage, 0);
+    await main.create(ctx(), sc('c', 1), opts);
+    for (let i = 0; i < 200 && seen.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    w.stop();
+    assert.deepEqual(seen, ['ADDED c']);
+  });
+
   test('a name that sorts before any letter is listed (a list without continue starts at the first key)', async () => {
     const { main } = setup();
     await main.create(ctx(), sc('0-first'), opts);
@@ -259,6 +277,10 @@ describe('GenericStore lists over many pages', () => {
     const rest = await main.list(ctx(), { limit: 12, labelSelector: 'pick=yes', continue: picked.continue });
     assert.deepEqual(rest.items.map((o) => o.metadata.name), ['o129']);
     assert.equal(rest.continue, undefined);
+    // A page after the first refused: the revision named is the snapshot the first page was read at.
+    const at = await storage.store.currentRevision();
+    storage.afterList = async () => storage.fail('list', new StorageError('Compacted', 'compacted', undefined, undefined, 99));
+    await rejects(main.list(ctx(), { limit: 12, labelSelector: 'pick=yes' }), 410, `too old resource version: ${at} (99)`);
     // Unlimited: one read of everything.
     storage.listOptions.length = 0;
     assert.equal((await main.list(ctx(), { labelSelector: 'pick=yes' })).items.length, 13);
@@ -312,9 +334,26 @@ describe('GenericStore writes through its storage', () => {
     assert.equal(again.created, false);
     assert.deepEqual([again.object.metadata.labels, again.object.metadata.annotations], [{ applied: 'again' }, { by: 'other' }]);
     storage.beforePut = async () => void (await other.delete(ctx(), 'a', {}));
+    storage.calls.length = 0;
     const recreated = await main.apply(ctx(), 'a', { ...config, metadata: { name: 'a', labels: { applied: 'third' } } }, { fieldManager: 'applier', force: false });
     assert.equal(recreated.created, true);
     assert.deepEqual(recreated.object.metadata.labels, { applied: 'third' });
+    assert.equal(storage.n('get'), 0, 'the failed write said the object is gone: no read');
+  });
+
+  test('an apply that would create an object another writer creates first applies to theirs; one that would create an invalid object is a 422', async () => {
+    const { main, storage, other } = setup();
+    const config = { apiVersion: 'networking.platform.io/v1', kind: 'ServiceCIDR', metadata: { name: 'a', labels: { applied: 'yes' } }, spec: { cidrs: ['10.0.0.0/24'] } };
+    storage.beforePut = async () => void (await other.create(ctx(), { ...sc('a'), metadata: { name: 'a', annotations: { by: 'other' } } }, opts));
+    const out = await main.apply(ctx(), 'a', config, { fieldManager: 'applier', force: false });
+    assert.equal(out.created, false);
+    assert.deepEqual([out.object.metadata.labels, out.object.metadata.annotations], [{ applied: 'yes' }, { by: 'other' }]);
+    storage.calls.length = 0;
+    await assert.rejects(
+      main.apply(ctx(), 'bad', { ...config, metadata: { name: 'bad' }, spec: { cidrs: ['not-a-cidr'] } }, { fieldManager: 'applier', force: false }),
+      (e: unknown) => isStatusError(e) && e.code === 422,
+    );
+    assert.equal(storage.n('put'), 0);
   });
 
   test('a lost compare starts the next round from the version it lost to as current: a round that then changes nothing reads nothing', async () => {

@@ -144,6 +144,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     }
     this.recent.wrote(r.kv);
     setResourceVersion(obj, String(r.revision));
+    // Stryker disable next-line ConditionalExpression: equivalent, decodeShared stamps the written object with its revision when it shares it, and nobody else holds `stored` otherwise
     if (as) setResourceVersion(stored, String(r.revision));
   }
 
@@ -386,6 +387,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (metaName !== undefined && metaName !== name) {
       throw nameMismatch(textOf(metaName), name);
     }
+    // Stryker disable next-line LogicalOperator: equivalent, a cluster-scoped request has no namespace to compare, and a metadata that is not an object has none either
     if (isMap && this.namespaced) checkPatchedNamespace(meta as { namespace?: string }, requestNamespace(ctx));
     // A configuration without a name applies to the object the URL names (a metadata that is
     // not an object is left for the field manager to refuse).
@@ -641,6 +643,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     let afterRevision: number;
     let initial: T[] = [];
     if (sendInitial) {
+      // Stryker disable next-line StringLiteral: equivalent, a list reads resourceVersion '' as unset
       const snapshot = await this.list(ctx, { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector, resourceVersion: rv === '' ? undefined : rv });
       afterRevision = Number(snapshot.resourceVersion);
       initial = snapshot.items;
