@@ -144,6 +144,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     }
     this.recent.wrote(r.kv);
     setResourceVersion(obj, String(r.revision));
+    // Stryker disable next-line ConditionalExpression: equivalent, decodeShared stamps the written object with its revision when it shares it, and nobody else holds `stored` otherwise
     if (as) setResourceVersion(stored, String(r.revision));
   }
 
@@ -159,10 +160,12 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
 
   /** The store's revisions; a store that cannot answer is a Status (503), like any storage error. */
   private currentRevision(): Promise<number> {
+    // Stryker disable next-line StringLiteral: equivalent, the name shows only in the Status of a key's error (exists, not found, conflict), which reading the store's revision never is
     return this.storage.currentRevision().catch((err: unknown) => translateStorageError(err, this.gr, ''));
   }
 
   private compactedRevision(): Promise<number> {
+    // Stryker disable next-line StringLiteral: equivalent, the name shows only in the Status of a key's error (exists, not found, conflict), which reading the compacted revision never is
     return this.storage.compactedRevision().catch((err: unknown) => translateStorageError(err, this.gr, ''));
   }
 
@@ -217,6 +220,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     let cached: KeyValue | undefined;
     try {
       cached = (await this.storage.get(kv.key, { anyRecent: true })).kv;
+    // Stryker disable next-line BlockStatement: equivalent, with the catch emptied `cached` stays undefined and the next line answers `kv` as the catch does
     } catch {
       return kv;
     }
@@ -228,6 +232,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     this.requireMainResource('list');
     const selectors = parseSelectors(this.definition, query);
     const mode = listReadMode(query);
+    // Stryker disable next-line EqualityOperator: equivalent, `>= 0` differs from `> 0` only at 0, which `query.limit &&` has already turned into 0
     const limit = query.limit && query.limit > 0 ? query.limit : 0;
     let revision = 0;
     let after = '';
@@ -246,13 +251,16 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       }
     } else if (mode.kind === 'exact') {
       revision = mode.revision;
+      // Stryker disable next-line StringLiteral: equivalent, an exact read has a resourceVersion (listReadMode), so the fallback is never taken
       exactRevision = exactResourceVersion(query.resourceVersion ?? '');
     } else if (mode.kind === 'notOlderThan') {
       const current = await this.currentRevision();
+      // Stryker disable next-line StringLiteral: equivalent, a not-older-than read has a resourceVersion (listReadMode), so the fallback is never taken
       if (mode.revision > current) throw resourceVersionTooLarge(exactResourceVersion(query.resourceVersion ?? ''), current);
     }
 
     const items: T[] = [];
+    // Stryker disable next-line StringLiteral: equivalent, lastKey is read only when a page was cut at the limit, after a key has set it
     let lastKey = '';
     let more = false;
     let remaining: number | undefined;
@@ -281,6 +289,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
           labels: selectors.labelHint.length ? selectors.labelHint : undefined,
         });
       } catch (err) {
+        // Stryker disable next-line StringLiteral: equivalent, the name shows only in the Status of a key's error (exists, not found, conflict), which a list never is
         return translateStorageError(err, this.gr, '', snapshot === revision && exactRevision !== undefined ? exactRevision : snapshot);
       }
       snapshot = page.revision;
@@ -378,6 +387,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     if (metaName !== undefined && metaName !== name) {
       throw nameMismatch(textOf(metaName), name);
     }
+    // Stryker disable next-line LogicalOperator: equivalent, a cluster-scoped request has no namespace to compare, and a metadata that is not an object has none either
     if (isMap && this.namespaced) checkPatchedNamespace(meta as { namespace?: string }, requestNamespace(ctx));
     // A configuration without a name applies to the object the URL names (a metadata that is
     // not an object is left for the field manager to refuse).
@@ -512,6 +522,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       ]);
     }
     // Compared as numbers, as kube does; a resourceVersion that is not a uint64 is a 400.
+    // Stryker disable next-line StringLiteral: equivalent, a stored object always has a resourceVersion (its modRevision), so the fallback is never taken
     if (clientRV && !sameResourceVersion(clientRV, old.metadata.resourceVersion ?? '')) {
       const err = conflict(this.gr, name);
       namedVersion.set(err, parseResourceVersion(clientRV));
@@ -632,6 +643,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
     let afterRevision: number;
     let initial: T[] = [];
     if (sendInitial) {
+      // Stryker disable next-line StringLiteral: equivalent, a list reads resourceVersion '' as unset
       const snapshot = await this.list(ctx, { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector, resourceVersion: rv === '' ? undefined : rv });
       afterRevision = Number(snapshot.resourceVersion);
       initial = snapshot.items;
@@ -658,6 +670,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
       });
     } catch (err) {
       // Refused before any response (a watch cache re-initializing: 429 with Retry-After).
+      // Stryker disable next-line StringLiteral: equivalent, the name shows only in the Status of a key's error (exists, not found, conflict), which starting a watch never is
       return translateStorageError(err, this.gr, '', afterRevision);
     }
   }
@@ -692,6 +705,7 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
 
   /** Validating admission of the final object. */
   private async admit(ctx: RequestContext, operation: AdmissionOperation, obj: T, old: T | undefined, options: Record<string, unknown>): Promise<void> {
+    // Stryker disable next-line StringLiteral: equivalent, validating admission runs after the name is set (given, generated, or refused by validation)
     await runAdmission(this.admission, this.attributes(ctx, operation, obj.metadata.name ?? '', obj, old, options));
   }
 
@@ -739,6 +753,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffe
 let randomAt = randomPool.length;
 
 function randomSuffix(): string {
+  // Stryker disable next-line EqualityOperator: equivalent, refilling the pool one draw sooner only draws fresh random bytes earlier
   if (randomAt + 5 > randomPool.length) {
     randomFillSync(randomPool);
     randomAt = 0;
