@@ -135,7 +135,9 @@ export function capUpdateManagers(table: OwnershipTable): void {
       table.set(bucketId, bucket);
     }
     bucket.set.addAll(o.set);
+    // The bucket takes the time of the update folded in last, none when it has none (as kube does).
     if (o.time) bucket.time = o.time;
+    else delete bucket.time;
     table.delete(id);
     count--;
   }
