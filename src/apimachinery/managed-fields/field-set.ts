@@ -44,8 +44,8 @@ export class FieldSet {
   }
 
   has(path: FieldPathElements): boolean {
-    const node = this.nodeAt(path.slice(0, -1));
-    return !!node && path.length > 0 && node.members.has(path[path.length - 1]!);
+    // An empty path has no last element: undefined, which no set holds.
+    return this.nodeAt(path.slice(0, -1))?.members.has(path[path.length - 1]!) ?? false;
   }
 
   /** The subtree below `path` (paths relative to it), if any. */
@@ -198,8 +198,8 @@ function checkPathElement(pe: string): void {
   }
 }
 
-/** structured-merge-diff prints a key or set value with value.ToString, which is its JSON form. */
-const valueText = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
+/** structured-merge-diff prints a key or set value with value.ToString: strings quoted, numbers, booleans and null as JSON has them. */
+const valueText = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** kube's text form of a path, as in conflict messages: `.spec.cidrs`, `.status.conditions[type="Ready"]`. */
 export function formatPath(path: FieldPathElements): string {
