@@ -81,6 +81,8 @@ test('compare: scalars, atomic values and free-form lists are leaves', () => {
   assert.deepEqual(cmp({ frozen: [1] }, { frozen: [1, 2] }), { added: [], modified: ['f:frozen'], removed: [] });
   assert.deepEqual(cmp({ free: [1] }, { free: [2] }), { added: [], modified: ['f:free'], removed: [] });
   assert.deepEqual(cmp({ free: { k: 1, gone: 1 } }, { free: { k: 2, new: 1 } }), { added: ['f:free.f:new'], modified: ['f:free.f:k'], removed: ['f:free.f:gone'] });
+  assert.deepEqual(cmp({ free: { k: 1 } }, {}), { added: [], modified: [], removed: ['f:free', 'f:free.f:k'] }, 'a free-form map that goes takes its shape from live');
+  assert.deepEqual(cmp({}, { free: { k: 1 } }), { added: ['f:free', 'f:free.f:k'], modified: [], removed: [] });
   assert.deepEqual(cmp({}, { opaque: { x: 1 }, frozen: [1] }), { added: ['f:frozen', 'f:opaque'], modified: [], removed: [] });
   assert.deepEqual(cmp({ opaque: { x: 1 }, frozen: [1] }, {}), { added: [], modified: [], removed: ['f:frozen', 'f:opaque'] });
   assert.deepEqual(cmp(1, 2, scalar), { added: [], modified: [], removed: [] }, 'the root itself is no path');
@@ -170,6 +172,12 @@ test('merge of lists: keyed items merge field by field; duplicates applied are t
   assert.deepEqual(merge({ tags: [] }, { tags: ['a', 'a'] }, root), { tags: ['a'] });
   assert.deepEqual(merge({ tags: ['a'] }, { tags: [] }, root), { tags: ['a'] }, 'an empty applied list keeps what live has');
   assert.deepEqual(merge({ tags: [] }, { tags: ['a'] }, root), { tags: ['a'] });
+  assert.deepEqual(merge({ tags: ['a', 'a', 'b', 'b'] }, { tags: ['a'] }, root), { tags: ['a', 'b', 'b'] }, "live's duplicate of an applied item goes; others stay");
+  assert.deepEqual(
+    merge({ items: [{ name: 'a', value: 1 }, { name: 'a', value: 2 }] }, { items: [{ name: 'a', tags: ['t'] }] }, root),
+    { items: [{ name: 'a', value: 1, tags: ['t'] }] },
+    'the first of duplicates is the one merged',
+  );
 });
 
 test('merge of lists: live-only items keep their place, applied items follow the applied order', () => {
