@@ -44,6 +44,7 @@ export const slowTests: readonly string[] = [
   'src/auth/jwt/jwt-authenticator.test.ts',
   'src/storage/sqlite/sqlite-store.test.ts',
   'src/storage/etcd/etcd-store.test.ts',
+  'src/apimachinery/managed-fields/managed-fields-linearity.test.ts',
 ];
 
 export const criticalModules: readonly CriticalModule[] = [
