@@ -120,6 +120,40 @@ describe('FieldManager edges: identity and the clock', () => {
   });
 });
 
+describe('FieldManager edges: updates', () => {
+  test("a manager's update that changes nothing keeps its entry's time", () => {
+    let at = '2026-11-22T10:00:00Z';
+    const clocked = new FieldManager(options({ now: () => new Date(at) }));
+    const live = { apiVersion: API_VERSION, kind: 'ServiceCIDR', metadata: { name: 'demo', labels: { a: '1' } } } as Obj;
+    clocked.recordUpdate(undefined, live, 'writer');
+    at = '2026-11-22T11:00:00Z';
+    const next = structuredClone(live);
+    clocked.recordUpdate(live, next, 'writer');
+    assert.deepEqual(next.metadata.managedFields, live.metadata.managedFields);
+    assert.equal(next.metadata.managedFields![0]!.time, '2026-11-22T10:00:00Z');
+  });
+
+  test('system fields in a table the request sets are dropped from it', () => {
+    const live = { apiVersion: API_VERSION, kind: 'ServiceCIDR', metadata: { name: 'demo', labels: { a: '1' } } } as Obj;
+    const next = structuredClone(live);
+    next.metadata.managedFields = [
+      { manager: 'other', operation: 'Apply', apiVersion: API_VERSION, fieldsType: 'FieldsV1', fieldsV1: { 'f:apiVersion': {}, 'f:metadata': { '.': {}, 'f:name': {}, 'f:uid': {}, 'f:labels': { 'f:a': {} } } } },
+      { manager: 'meta-only', operation: 'Update', apiVersion: API_VERSION, fieldsType: 'FieldsV1', fieldsV1: { 'f:kind': {}, 'f:metadata': { 'f:resourceVersion': {} } } },
+    ];
+    main.recordUpdate(live, next, 'x');
+    assert.deepEqual(owned(next), { other: { 'f:metadata': { 'f:labels': { 'f:a': {} } } } });
+  });
+
+  test('metadata that appears owns its fields, never metadata itself', () => {
+    const live = { apiVersion: API_VERSION, kind: 'ServiceCIDR', spec: { cidrs: ['10.0.0.0/24'] } } as unknown as Obj;
+    const next = { ...structuredClone(live), metadata: { labels: { a: '1' } } } as Obj;
+    main.recordUpdate(live, next, 'labeler');
+    assert.deepEqual(owned(next), { labeler: { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } } });
+    const applied = main.apply(undefined, { apiVersion: API_VERSION, kind: 'ServiceCIDR', metadata: {}, spec: { cidrs: ['10.0.0.0/24'] } }, 'ci', false);
+    assert.deepEqual(owned(applied), { ci: { 'f:spec': { 'f:cidrs': {} } } });
+  });
+});
+
 describe('FieldManager edges: inputs', () => {
   test('the live object and the configuration are left as they were', () => {
     const live = { apiVersion: API_VERSION, kind: 'ServiceCIDR', metadata: { name: 'demo', labels: { a: '1' } }, spec: { cidrs: ['10.0.0.0/24'] } } as Obj;
