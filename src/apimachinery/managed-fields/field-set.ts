@@ -149,7 +149,7 @@ export class FieldSet {
     // Members and children's edges, each once, in kube's order (every write encodes its entries).
     const keys = [...this.members];
     for (const k of this.children.keys()) if (!this.members.has(k)) keys.push(k);
-    if (keys.length > 1) keys.sort(comparePathElements);
+    keys.sort(comparePathElements);
     for (const pe of keys) {
       const c = this.children.get(pe);
       if (c && !c.isEmpty()) out[pe] = c.emit(this.members.has(pe));
