@@ -137,8 +137,8 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeNode): Comparison 
   return out;
 }
 
-const emptyOrNull = (v: unknown): boolean =>
-  v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
+/** Null or empty (an absent side, undefined, walks to the same answer as an empty one). */
+const emptyOrNull = (v: unknown): boolean => v === null || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
 
 /**
  * `path` is one array for the whole walk, pushed and popped around each child (FieldSet.insert
@@ -205,7 +205,7 @@ function indexItems(t: ListType, v: unknown): Map<PathElement, unknown> {
 /** Merges the applied configuration `rhs` into `lhs`: rhs wins at leaves, maps and associative lists merge. */
 export function merge(lhs: unknown, rhs: unknown, type: TypeNode): unknown {
   if (rhs === undefined) return lhs;
-  if (lhs === undefined || lhs === null) return cloneJson(rhs);
+  // An absent or null lhs is no list or map: the applied value is taken whole, below.
   const t = effective(type, rhs);
   if (t.kind === 'list' && !t.atomic && Array.isArray(lhs) && Array.isArray(rhs)) return mergeList(lhs, rhs, t);
   if (t.kind === 'map' && !t.atomic && isMap(lhs) && isMap(rhs)) {

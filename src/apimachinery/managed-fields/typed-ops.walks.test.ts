@@ -214,3 +214,25 @@ test('removeFields: maps and lists emptied by the removal go; ones that were emp
   assert.equal(rm('x', ['f:a']), 'x');
   assert.deepEqual(rm({ inner: 'x' }, ['f:inner', 'f:c']), { inner: 'x' }, 'a value of another shape is left as it is');
 });
+
+test("keys named like Object.prototype's members are ordinary keys in every walk", () => {
+  const withKeys = { free: JSON.parse('{"constructor":1,"toString":2,"__proto__":3}') as Record<string, unknown> };
+  assert.deepEqual(paths(toFieldSet(withKeys, root)), ['f:free.f:__proto__', 'f:free.f:constructor', 'f:free.f:toString']);
+  assert.deepEqual(cmp(withKeys, { free: {} }), { added: [], modified: [], removed: ['f:free.f:__proto__', 'f:free.f:constructor', 'f:free.f:toString'] });
+  assert.deepEqual(cmp({ free: {} }, withKeys), { added: ['f:free.f:__proto__', 'f:free.f:constructor', 'f:free.f:toString'], modified: [], removed: [] });
+  const merged = merge(withKeys, { free: { other: 1 } }, root) as { free: Record<string, unknown> };
+  assert.deepEqual(Object.keys(merged.free), ['constructor', 'toString', '__proto__', 'other']);
+  assert.equal(Object.getOwnPropertyDescriptor(merged.free, '__proto__')?.value, 3);
+  assert.equal(merged.free.constructor, 1);
+  const added = merge({ free: { other: 1 } }, withKeys, root) as { free: Record<string, unknown> };
+  assert.deepEqual(Object.keys(added.free), ['other', 'constructor', 'toString', '__proto__']);
+  const removed = removeFields(withKeys, FieldSet.of(['f:free', 'f:constructor']), root) as { free: Record<string, unknown> };
+  assert.deepEqual(Object.keys(removed.free), ['toString', '__proto__']);
+});
+
+test('a scalar field holding a map or list is one leaf', () => {
+  assert.deepEqual(cmp({ a: { x: 1 } }, { a: { x: 2 } }), { added: [], modified: ['f:a'], removed: [] });
+  assert.deepEqual(cmp({ a: [1] }, { a: [2] }), { added: [], modified: ['f:a'], removed: [] });
+  assert.deepEqual(paths(toFieldSet({ a: { x: 1 } }, root)), ['f:a']);
+  assert.deepEqual(merge({ a: { x: 1 } }, { a: { y: 2 } }, root), { a: { y: 2 } });
+});
