@@ -127,3 +127,19 @@ test('membership of the empty path and of paths through members', () => {
   assert.ok(comparePathElements('x:1', 'i:1') > 0, 'an unknown kind of element sorts last');
   assert.ok(comparePathElements('i:1', 'x:1') < 0);
 });
+
+test('set algebra drops branches left with nothing, also where only one side has them', () => {
+  assert.ok(FieldSet.of(['f:a', 'f:b']).intersection(FieldSet.of(['f:c', 'f:d'])).isEmpty());
+  assert.deepEqual(FieldSet.of(['f:a', 'f:b'], ['f:c']).intersection(FieldSet.of(['f:c'])).toFieldsV1(), { 'f:c': {} });
+  const cut = FieldSet.of(['f:metadata', 'f:labels', 'f:a'], ['f:spec']).withoutPrefixes(FieldSet.of(['f:metadata', 'f:labels']));
+  assert.deepEqual(cut.toFieldsV1(), { 'f:spec': {} });
+  assert.equal(cut.children.size, 0, 'metadata, emptied, goes');
+});
+
+test('FieldsV1 that is not an object, and keys that are not JSON objects, are refused', () => {
+  for (const json of [null, 5, 'f:a']) assert.throws(() => FieldSet.fromFieldsV1(json), FieldSetError, String(json));
+  for (const key of ['k:5', 'k:"s"', 'k:true']) {
+    assert.throws(() => FieldSet.fromFieldsV1({ [key]: {} }), (e: unknown) => e instanceof FieldSetError && e.message === `invalid path element: ${key}`, key);
+  }
+  assert.deepEqual(FieldSet.fromFieldsV1({ 'v:5': {}, 'v:"s"': {}, 'v:{"a":1}': {} }).paths(), [['v:"s"'], ['v:5'], ['v:{"a":1}']]);
+});

@@ -147,9 +147,7 @@ export class FieldSet {
     const out: Record<string, unknown> = {};
     if (includeSelf) out['.'] = {};
     // Members and children's edges, each once, in kube's order (every write encodes its entries).
-    const keys = [...this.members];
-    for (const k of this.children.keys()) if (!this.members.has(k)) keys.push(k);
-    keys.sort(comparePathElements);
+    const keys = [...new Set([...this.members, ...this.children.keys()])].sort(comparePathElements);
     for (const pe of keys) {
       const c = this.children.get(pe);
       if (c && !c.isEmpty()) out[pe] = c.emit(this.members.has(pe));
