@@ -12,7 +12,7 @@ import { badRequest } from '../status-error.js';
 import { decodeTyped } from '../typed-decode.js';
 import { applyConflictError, type FieldConflict } from './conflict-error.js';
 import { FieldSet, type FieldPathElements } from './field-set.js';
-import { capUpdateManagers, decodeManagedFields, encodeManagedFields, isResetRequest, managerIdentifier, ManagedFieldsDecodeError, type Ownership, type OwnershipTable } from './managed-fields-codec.js';
+import { capUpdateManagers, decodeManagedFields, encodeManagedFields, isResetRequest, managerIdentifier, type Ownership, type OwnershipTable } from './managed-fields-codec.js';
 import { applyConfigErrors, compare, merge, removeFields, toFieldSet } from './typed-ops.js';
 import { TypedSchema, type TypeNode } from './typed-schema.js';
 import { allowedConflictsFromLastApplied, syncLastApplied } from './last-applied.js';
@@ -47,19 +47,16 @@ interface Changes {
   removed: FieldSet;
 }
 
-/** The empty set, shared (FieldSet operations return new sets; this one is never changed). */
-const NOTHING = new FieldSet();
-
 export class FieldManager {
   private readonly root: TypeNode;
   private readonly apiVersion: string;
   private readonly reset: FieldSet;
   private readonly now: () => Date;
-  /** The zero value's top-level members other than apiVersion and kind. */
+  /** The zero value's top-level members (apiVersion and kind among them, which no one owns). */
   private readonly zeroStructs: [string, unknown][];
 
   constructor(private readonly opts: FieldManagerOptions) {
-    this.zeroStructs = Object.entries(opts.emptyObject()).filter(([k]) => k !== 'apiVersion' && k !== 'kind');
+    this.zeroStructs = Object.entries(opts.emptyObject());
     this.root = new TypedSchema(opts.registry).typeOf(opts.schema);
     this.apiVersion = opts.group ? `${opts.group}/${opts.version}` : opts.version;
     this.reset = FieldSet.of(...opts.resetFields.map((f) => [`f:${f}`]));
@@ -75,11 +72,10 @@ export class FieldManager {
    * Compares as kube compares typed Go objects, whose non-pointer structs (spec, status) are
    * always present: an absent top-level struct counts as its zero value.
    */
-  private diff(live: JsonMap, next: JsonMap, withRemoved: boolean): Changes {
+  private diff(live: JsonMap, next: JsonMap): Changes {
     const c = compare(this.withZeroStructs(live), this.withZeroStructs(next), this.root);
-    // ownable() filters path by path, so it is applied once to the union; what was removed only
-    // matters when other managers' entries are to be trimmed.
-    return { changed: this.ownable(c.modified.union(c.added)), removed: withRemoved ? this.ownable(c.removed) : NOTHING };
+    // ownable() filters path by path, so it is applied once to the union.
+    return { changed: this.ownable(c.modified.union(c.added)), removed: this.ownable(c.removed) };
   }
 
   private withZeroStructs(obj: JsonMap): JsonMap {
@@ -99,7 +95,7 @@ export class FieldManager {
   recordUpdate(live: KubeObject | undefined, next: KubeObject, manager: string): void {
     const liveObj = live ?? (this.opts.emptyObject() as unknown as KubeObject);
     const table = this.tableForUpdate(liveObj, next);
-    const c = this.diff(withoutManagedFields(liveObj), withoutManagedFields(next), table.size > 0);
+    const c = this.diff(withoutManagedFields(liveObj), withoutManagedFields(next));
     const changed = c.changed;
     for (const o of table.values()) o.set = o.set.difference(changed).difference(c.removed);
     if (!changed.isEmpty()) {
@@ -121,8 +117,8 @@ export class FieldManager {
       try {
         const table = decodeManagedFields(requested);
         if (table.size > 0) return table;
-      } catch (err) {
-        if (!(err instanceof ManagedFieldsDecodeError)) throw err;
+      } catch {
+        // A table that cannot be decoded (ManagedFieldsDecodeError): live's stands.
       }
     }
     return liveTable(live);
@@ -145,8 +141,8 @@ export class FieldManager {
     table.set(id, self);
 
     let result = merge(liveValue, config, this.root) as JsonMap;
-    if (previous && !previous.set.isEmpty()) result = this.prune(result, table, previous.set);
-    const c = this.diff(liveValue, result, true);
+    if (previous) result = this.prune(result, table, previous.set);
+    const c = this.diff(liveValue, result);
     const changed = c.changed;
 
     const conflicts = conflictsWith(table, id, changed);
@@ -194,7 +190,6 @@ export class FieldManager {
       if (path[path.length - 1]!.startsWith('f:') && !(owned.nodeAt(path)?.isEmpty() ?? true)) continue;
       drop.insert(path);
     }
-    if (drop.isEmpty()) return merged;
     return (removeFields(merged, drop, this.root) as JsonMap | undefined) ?? {};
   }
 

@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { comparePathElements, FieldSet, FieldSetError } from './field-set.js';
+import { comparePathElements, FieldSet, FieldSetError, formatPath } from './field-set.js';
 
 test("path elements sort in kube's order: fields, keys, values, indexes; indexes by number", () => {
   const pes = ['i:10', 'v:"b"', 'k:{"a":1}', 'f:b', 'i:2', 'f:a', 'v:"a"'];
@@ -104,4 +104,42 @@ test('FieldsV1 with a malformed path element is refused, naming it', () => {
     assert.throws(() => FieldSet.fromFieldsV1(json), (e: unknown) => e instanceof FieldSetError && e.message === message, JSON.stringify(json));
   }
   assert.deepEqual(FieldSet.fromFieldsV1({ 'v:null': {}, 'k:{"a":"b"}': {}, 'i:0': {} }).paths(), [['k:{"a":"b"}'], ['v:null'], ['i:0']]);
+});
+
+test('key and set values print as kube prints them: strings quoted, numbers, booleans and null bare', () => {
+  assert.equal(formatPath(['f:ports', 'k:{"port":80,"protocol":"TCP"}', 'f:name']), '.ports[port=80,protocol="TCP"].name');
+  assert.equal(formatPath(['f:x', 'k:{"enabled":true,"none":null}']), '.x[enabled=true,none=null]');
+  assert.equal(formatPath(['f:x', 'v:null']), '.x[=null]');
+  assert.equal(formatPath(['f:x', 'v:5']), '.x[=5]');
+  assert.equal(formatPath(['f:x', 'v:false']), '.x[=false]');
+  assert.equal(formatPath(['f:x', 'v:"a\\"b"']), '.x[="a\\"b"]');
+  assert.equal(formatPath([]), '');
+});
+
+test('membership of the empty path and of paths through members', () => {
+  const set = FieldSet.of(['f:a'], ['f:a', 'f:b']);
+  assert.equal(set.has([]), false);
+  assert.equal(set.has(['f:a']), true);
+  assert.equal(set.has(['f:a', 'f:b']), true);
+  assert.equal(set.has(['f:a', 'f:c']), false);
+  assert.equal(set.has(['f:b']), false);
+  assert.equal(new FieldSet().has(['f:a']), false);
+  assert.ok(comparePathElements('x:1', 'i:1') > 0, 'an unknown kind of element sorts last');
+  assert.ok(comparePathElements('i:1', 'x:1') < 0);
+});
+
+test('set algebra drops branches left with nothing, also where only one side has them', () => {
+  assert.ok(FieldSet.of(['f:a', 'f:b']).intersection(FieldSet.of(['f:c', 'f:d'])).isEmpty());
+  assert.deepEqual(FieldSet.of(['f:a', 'f:b'], ['f:c']).intersection(FieldSet.of(['f:c'])).toFieldsV1(), { 'f:c': {} });
+  const cut = FieldSet.of(['f:metadata', 'f:labels', 'f:a'], ['f:spec']).withoutPrefixes(FieldSet.of(['f:metadata', 'f:labels']));
+  assert.deepEqual(cut.toFieldsV1(), { 'f:spec': {} });
+  assert.equal(cut.children.size, 0, 'metadata, emptied, goes');
+});
+
+test('FieldsV1 that is not an object, and keys that are not JSON objects, are refused', () => {
+  for (const json of [null, 5, 'f:a']) assert.throws(() => FieldSet.fromFieldsV1(json), FieldSetError, String(json));
+  for (const key of ['k:5', 'k:"s"', 'k:true']) {
+    assert.throws(() => FieldSet.fromFieldsV1({ [key]: {} }), (e: unknown) => e instanceof FieldSetError && e.message === `invalid path element: ${key}`, key);
+  }
+  assert.deepEqual(FieldSet.fromFieldsV1({ 'v:5': {}, 'v:"s"': {}, 'v:{"a":1}': {} }).paths(), [['v:"s"'], ['v:5'], ['v:{"a":1}']]);
 });

@@ -44,8 +44,8 @@ export class FieldSet {
   }
 
   has(path: FieldPathElements): boolean {
-    const node = this.nodeAt(path.slice(0, -1));
-    return !!node && path.length > 0 && node.members.has(path[path.length - 1]!);
+    // An empty path has no last element: undefined, which no set holds.
+    return this.nodeAt(path.slice(0, -1))?.members.has(path[path.length - 1]!) ?? false;
   }
 
   /** The subtree below `path` (paths relative to it), if any. */
@@ -147,9 +147,7 @@ export class FieldSet {
     const out: Record<string, unknown> = {};
     if (includeSelf) out['.'] = {};
     // Members and children's edges, each once, in kube's order (every write encodes its entries).
-    const keys = [...this.members];
-    for (const k of this.children.keys()) if (!this.members.has(k)) keys.push(k);
-    if (keys.length > 1) keys.sort(comparePathElements);
+    const keys = [...new Set([...this.members, ...this.children.keys()])].sort(comparePathElements);
     for (const pe of keys) {
       const c = this.children.get(pe);
       if (c && !c.isEmpty()) out[pe] = c.emit(this.members.has(pe));
@@ -198,8 +196,8 @@ function checkPathElement(pe: string): void {
   }
 }
 
-/** structured-merge-diff prints a key or set value with value.ToString, which is its JSON form. */
-const valueText = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : v === null ? 'null' : String(v));
+/** structured-merge-diff prints a key or set value with value.ToString: strings quoted, numbers, booleans and null as JSON has them. */
+const valueText = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** kube's text form of a path, as in conflict messages: `.spec.cidrs`, `.status.conditions[type="Ready"]`. */
 export function formatPath(path: FieldPathElements): string {

@@ -8,6 +8,7 @@ import type { KubeObject } from '../object-meta.js';
 import type { FieldSet } from './field-set.js';
 import { compare, toFieldSet } from './typed-ops.js';
 import type { TypeNode } from './typed-schema.js';
+import { TOTAL_ANNOTATION_SIZE_LIMIT } from '../validation/object-meta-validation.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -31,13 +32,25 @@ export function allowedConflictsFromLastApplied(live: Record<string, unknown>, a
   }
 }
 
-/** When the applied object carries the annotation, set it to the configuration just applied. */
+/**
+ * When the applied object carries a non-empty annotation, set it to the configuration just
+ * applied; left out instead when it would take the annotations past their size limit (kube's
+ * SetLastApplied), so that the apply still stores.
+ */
 export function syncLastApplied(obj: KubeObject, config: Record<string, unknown>): void {
   const annotations = obj.metadata?.annotations;
-  if (!annotations || !(LAST_APPLIED_ANNOTATION in annotations)) return;
+  if (!annotations?.[LAST_APPLIED_ANNOTATION]) return;
   const copy = cloneJson(config) as { metadata?: { annotations?: Record<string, string> } };
   if (copy.metadata?.annotations) delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
   // Encoded as Go encodes unstructured objects: keys sorted, a trailing newline.
-  obj.metadata.annotations = { ...annotations, [LAST_APPLIED_ANNOTATION]: `${JSON.stringify(sortKeysDeep(copy))}\n` };
+  const next: Record<string, string> = { ...annotations, [LAST_APPLIED_ANNOTATION]: `${JSON.stringify(sortKeysDeep(copy))}\n` };
+  if (annotationsSize(next) > TOTAL_ANNOTATION_SIZE_LIMIT) delete next[LAST_APPLIED_ANNOTATION];
+  obj.metadata.annotations = next;
 }
 
+/** Bytes of keys and values, as apimachinery's ValidateAnnotationsSize counts them. */
+function annotationsSize(annotations: Record<string, string>): number {
+  let size = 0;
+  for (const [k, v] of Object.entries(annotations)) size += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return size;
+}

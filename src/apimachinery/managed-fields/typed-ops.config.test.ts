@@ -63,3 +63,11 @@ test('atomic lists and atomic maps are not looked into', () => {
   const cfg = { spec: { frozen: [{ name: 'a' }, { name: 'a' }, 'x'], opaque: { ports: [{ port: 1 }, { port: 1 }] } } };
   assert.deepEqual(applyConfigErrors(cfg, root), []);
 });
+
+test('nulls and values of the wrong shape are no problem of the configuration walk (decoding reports those)', () => {
+  assert.deepEqual(applyConfigErrors({ spec: null }, root), []);
+  assert.deepEqual(applyConfigErrors({ spec: { ports: null, finalizers: 'x', opaque: null } }, root), []);
+  assert.deepEqual(applyConfigErrors({ spec: { ports: { port: 1 } } }, root), []);
+  assert.deepEqual(applyConfigErrors({ spec: 'text' }, root), []);
+  assert.deepEqual(applyConfigErrors(null, root), []);
+});

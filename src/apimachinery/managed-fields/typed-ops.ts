@@ -5,14 +5,14 @@
 
 import { cloneJson, deepEqual, getOwn, isJsonMap as isMap, setOwn, type JsonMap } from '../json-value.js';
 import { FieldSet, formatPath, type PathElement } from './field-set.js';
-import { untypedMap, type ListType, type TypeNode } from './typed-schema.js';
+import { untypedMap, type ListType, type MapType, type ScalarType, type TypeNode } from './typed-schema.js';
 
 const UNTYPED: TypeNode = { kind: 'untyped' };
-const SCALAR: TypeNode = { kind: 'scalar' };
+const SCALAR: ScalarType = { kind: 'scalar' };
 const ATOMIC_UNTYPED_LIST: ListType = { kind: 'list', atomic: true, keys: [], element: UNTYPED };
 
 /** Free-form values take the shape they have: maps merge key by key, lists are atomic. */
-function effective(t: TypeNode, v: unknown): TypeNode {
+function effective(t: TypeNode, v: unknown): ScalarType | MapType | ListType {
   if (t.kind !== 'untyped') return t;
   if (isMap(v)) return untypedMap;
   if (Array.isArray(v)) return ATOMIC_UNTYPED_LIST;
@@ -95,7 +95,7 @@ export function toFieldSet(value: unknown, type: TypeNode): FieldSet {
 
 function collect(v: unknown, type: TypeNode, path: PathElement[], set: FieldSet): void {
   const t = effective(type, v);
-  if (t.kind === 'scalar' || t.kind === 'untyped') {
+  if (t.kind === 'scalar') {
     set.insert(path);
   } else if (t.kind === 'list') {
     if (t.atomic) return set.insert(path);
@@ -137,8 +137,8 @@ export function compare(lhs: unknown, rhs: unknown, type: TypeNode): Comparison 
   return out;
 }
 
-const emptyOrNull = (v: unknown): boolean =>
-  v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
+/** Null or empty (an absent side, undefined, walks to the same answer as an empty one). */
+const emptyOrNull = (v: unknown): boolean => v === null || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
 
 /**
  * `path` is one array for the whole walk, pushed and popped around each child (FieldSet.insert
@@ -148,12 +148,11 @@ function compareNode(l: unknown, r: unknown, type: TypeNode, path: PathElement[]
   const t = effective(type, r !== undefined ? r : l);
   const leaf =
     t.kind === 'scalar' ||
-    t.kind === 'untyped' ||
     t.atomic ||
     (emptyOrNull(l) && emptyOrNull(r)) ||
     (t.kind === 'list' ? !isListOrAbsent(l) || !isListOrAbsent(r) : !isMapOrAbsent(l) || !isMapOrAbsent(r));
+  // At the root, path is empty and inserting it adds nothing.
   if (leaf) {
-    if (path.length === 0) return;
     if (l === undefined) out.added.insert(path);
     else if (r === undefined) out.removed.insert(path);
     else if (!deepEqual(l, r)) out.modified.insert(path);
@@ -164,13 +163,12 @@ function compareNode(l: unknown, r: unknown, type: TypeNode, path: PathElement[]
     const ri = indexItems(t, r);
     for (const [pe, item] of li) compareChild(item, ri.get(pe), t.element, path, pe, out);
     for (const [pe, item] of ri) if (!li.has(pe)) compareChild(undefined, item, t.element, path, pe, out);
-  } else if (t.kind === 'map') {
+  } else {
     const lm = isMap(l) ? l : EMPTY;
     const rm = isMap(r) ? r : EMPTY;
     for (const k of Object.keys(lm)) compareChild(lm[k], Object.hasOwn(rm, k) ? rm[k] : undefined, t.field(k) ?? UNTYPED, path, `f:${k}`, out);
     for (const k of Object.keys(rm)) if (!Object.hasOwn(lm, k)) compareChild(undefined, rm[k], t.field(k) ?? UNTYPED, path, `f:${k}`, out);
   }
-  if (path.length === 0) return;
   if (l === undefined) out.added.insert(path);
   else if (r === undefined) out.removed.insert(path);
 }
@@ -207,7 +205,7 @@ function indexItems(t: ListType, v: unknown): Map<PathElement, unknown> {
 /** Merges the applied configuration `rhs` into `lhs`: rhs wins at leaves, maps and associative lists merge. */
 export function merge(lhs: unknown, rhs: unknown, type: TypeNode): unknown {
   if (rhs === undefined) return lhs;
-  if (lhs === undefined || lhs === null) return cloneJson(rhs);
+  // An absent or null lhs is no list or map: the applied value is taken whole, below.
   const t = effective(type, rhs);
   if (t.kind === 'list' && !t.atomic && Array.isArray(lhs) && Array.isArray(rhs)) return mergeList(lhs, rhs, t);
   if (t.kind === 'map' && !t.atomic && isMap(lhs) && isMap(rhs)) {
@@ -242,7 +240,8 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
   };
   let l = 0;
   let r = 0;
-  for (let guard = 0; (l < lhs.length || r < rhs.length) && guard < 2 * (lhs.length + rhs.length) + 2; guard++) {
+  // Every round moves l or r on: an lhs item still in rhs and not yet taken is one rhs has yet to reach.
+  while (l < lhs.length || r < rhs.length) {
     if (l < lhs.length && r < rhs.length) {
       const pe = lPE[l]!;
       if (pe === rPE[r]) {
@@ -252,7 +251,8 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
         nextShared = shared[sharedAt++];
         continue;
       }
-      if (rIndex.has(pe) && nextShared !== undefined && nextShared !== pe) {
+      // A shared item, but not the one rhs reaches next: it is taken when rhs reaches it.
+      if (rIndex.has(pe) && nextShared !== pe) {
         l++;
         continue;
       }
@@ -272,9 +272,9 @@ function mergeList(lhs: unknown[], rhs: unknown[], t: ListType): unknown[] {
     if (r < rhs.length) {
       const pe = rPE[r]!;
       r++;
+      // nextShared stays: with lhs items left, rhs reaches a shared item only by matching it.
       if (taken.has(pe)) continue;
       take(pe);
-      if (nextShared === pe) nextShared = shared[sharedAt++];
     }
   }
   return out;

@@ -69,7 +69,7 @@ export class TypedSchema {
     if (listType === 'map') return { kind: 'list', atomic: false, keys: s['x-kubernetes-list-map-keys'] ?? [], element };
     if (listType === 'set') return { kind: 'list', atomic: false, keys: [], element };
     if (listType === 'atomic') return { kind: 'list', atomic: true, keys: [], element };
-    if ((s['x-kubernetes-patch-strategy'] ?? '').split(',').includes('merge')) {
+    if (s['x-kubernetes-patch-strategy']?.split(',').includes('merge')) {
       const key = s['x-kubernetes-patch-merge-key'];
       return { kind: 'list', atomic: false, keys: key ? [key] : [], element };
     }
@@ -81,16 +81,15 @@ export class TypedSchema {
     const extra = s.additionalProperties;
     // Resolved once per field name: every write walks these maps for each of its fields.
     const named = new Map<string, TypeNode>();
-    let extraType: TypeNode | undefined | null = null;
+    // Undefined until resolved (and for a map without additionalProperties, cheap to resolve again).
+    let extraType: TypeNode | undefined;
     return {
       kind: 'map',
       atomic: s['x-kubernetes-map-type'] === 'atomic',
       field: (name) => {
-        if (!Object.hasOwn(props, name)) {
-          if (extraType === null) extraType = typeof extra === 'object' ? this.typeOf(extra) : extra === true ? UNTYPED : undefined;
-          return extraType;
-        }
+        if (!Object.hasOwn(props, name)) return (extraType ??= typeof extra === 'object' ? this.typeOf(extra) : extra === true ? UNTYPED : undefined);
         let t = named.get(name);
+        // Stryker disable next-line ConditionalExpression: equivalent, typeOf caches per schema: resolving again gives the same type
         if (!t) named.set(name, (t = this.typeOf(props[name])));
         return t;
       },
