@@ -114,8 +114,10 @@ export class ThreadWriter implements SqliteWriter {
     worker.unref();
     let failure = '';
     worker.on('message', (reply: WriterReply) => this.settle(reply));
-    worker.on('error', (err) => {
-      failure = err.message;
+    // The error crosses threads as a structured clone: an Error keeps its message, but
+    // better-sqlite3's SqliteError (an open that fails) arrives as a bare `{ code }`.
+    worker.on('error', (err: Error & { code?: string }) => {
+      failure = (err.message as string | undefined) ?? err.code ?? '';
     });
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = undefined;
