@@ -129,4 +129,24 @@ describe('sqlite writer thread: edges', () => {
       }
     });
   });
+
+  test('the writer thread keeps the process alive only while a request is outstanding', async () => {
+    const ports = (): number => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+    const base = ports();
+    await withStore({ durability: 'normal' }, async (store, path) => {
+      assert.equal(ports(), base, 'an idle thread holds nothing');
+      const blocker = new Database(path);
+      try {
+        blocker.exec('BEGIN IMMEDIATE');
+        const held = store.optimisticPut('/r/a', enc('a'), 0);
+        await new Promise((r) => setImmediate(r));
+        assert.equal(ports(), base + 1, 'a batch in the thread holds the process');
+        blocker.exec('ROLLBACK');
+        await held;
+        assert.equal(ports(), base, 'let go once answered');
+      } finally {
+        blocker.close();
+      }
+    });
+  });
 });

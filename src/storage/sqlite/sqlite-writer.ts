@@ -110,8 +110,6 @@ export class ThreadWriter implements SqliteWriter {
   private start(): void {
     const worker = spawn(this.data);
     this.worker = worker;
-    // Only requests in flight keep the process alive (see request / settle).
-    worker.unref();
     let failure = '';
     worker.on('message', (reply: WriterReply) => this.settle(reply));
     // The error crosses threads as a structured clone: an Error keeps its message, but
@@ -127,6 +125,9 @@ export class ThreadWriter implements SqliteWriter {
       for (const o of lost) o.reject(new Error(reason));
       if (!this.closing) this.onExit(reason);
     });
+    // Only requests in flight keep the process alive (see request / settle). After the listeners:
+    // adding a 'message' listener refs the thread's port again.
+    worker.unref();
   }
 
   /** Sends a request; `transfer`: it is an ArrayBuffer (a batch), handed over rather than copied. */
