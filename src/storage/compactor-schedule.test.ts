@@ -93,3 +93,21 @@ test('an interval of 0 compacts nothing, ever', async () => {
     await store.close();
   }
 });
+
+test('the schedule never keeps the process alive: its timer is unreferenced', async () => {
+  const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const { store, asked } = noting();
+  try {
+    const before = timers();
+    const compactor = startCompactor(store, 3_600_000, (err) => assert.fail(String(err)));
+    try {
+      assert.equal(timers(), before, 'no referenced timer added');
+      await settle();
+      assert.deepEqual(asked, []);
+    } finally {
+      compactor.stop();
+    }
+  } finally {
+    await store.close();
+  }
+});

@@ -110,12 +110,12 @@ export class ThreadWriter implements SqliteWriter {
   private start(): void {
     const worker = spawn(this.data);
     this.worker = worker;
-    // Only requests in flight keep the process alive (see request / settle).
-    worker.unref();
     let failure = '';
     worker.on('message', (reply: WriterReply) => this.settle(reply));
-    worker.on('error', (err) => {
-      failure = err.message;
+    // The error crosses threads as a structured clone: an Error keeps its message, but
+    // better-sqlite3's SqliteError (an open that fails) arrives as a bare `{ code }`.
+    worker.on('error', (err: Error & { code?: string }) => {
+      failure = (err.message as string | undefined) ?? err.code ?? '';
     });
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = undefined;
@@ -125,6 +125,9 @@ export class ThreadWriter implements SqliteWriter {
       for (const o of lost) o.reject(new Error(reason));
       if (!this.closing) this.onExit(reason);
     });
+    // Only requests in flight keep the process alive (see request / settle). After the listeners:
+    // adding a 'message' listener refs the thread's port again.
+    worker.unref();
   }
 
   /** Sends a request; `transfer`: it is an ArrayBuffer (a batch), handed over rather than copied. */
