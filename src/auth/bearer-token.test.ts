@@ -18,7 +18,7 @@ test('the second part after one space, whatever follows it', () => {
 });
 
 test('no token: another scheme, no space, two spaces before the token, a tab', () => {
-  for (const h of [undefined, '', '   ', 'Bearer', 'Bearer ', 'Bearerabc', 'Basic abc', 'xBearer abc', 'Bearer  abc', 'Bearer\tabc', 'Bearer\t abc', 'Bear abc', 'Bearerx abc']) {
+  for (const h of [undefined, '', '   ', 'Bearer', 'Bearer ', 'Bearerabc', 'Basic abc', 'xBearer abc', 'Bearer  abc', 'Bearer\tabc', 'Bearer\t abc', 'Bear abc', 'Bearerx abc', 'Bearers', 'bearer']) {
     assert.equal(read(h), undefined, JSON.stringify(h));
   }
   assert.equal(read([]), undefined);
@@ -26,6 +26,9 @@ test('no token: another scheme, no space, two spaces before the token, a tab', (
 
 test("Go's TrimSpace first: ASCII spaces and the UTF-8 of Unicode spaces at either end", () => {
   assert.equal(read(' \t\r\n\v\fBearer abc \t\v\f\r\n'), 'abc');
+  // A tab is no separator: trimmed at the ends only, else part of the token.
+  assert.equal(read('\tBearer abc\t'), 'abc');
+  assert.equal(read('Bearer abc\tdef'), 'abc\tdef');
   for (const space of ['\u0085', '\u00a0', '\u1680', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000']) {
     assert.equal(read(bytes(`${space}${space}Bearer abc${space}`)), 'abc', `U+${space.codePointAt(0)!.toString(16)}`);
   }

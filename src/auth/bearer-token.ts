@@ -21,25 +21,28 @@ const UNICODE_SPACES: readonly string[] = [
 
 /** The length of the space `s` starts (atEnd: ends) with at `i`, 0 if none. A loop, not a regular expression: a header of spaces must not cost time by the square of its length. */
 function spaceAt(s: string, i: number, atEnd: boolean): number {
-  const c = atEnd ? s[i - 1] : s[i];
-  if (c !== undefined && ASCII_SPACE.has(c)) return 1;
+  if (ASCII_SPACE.has(atEnd ? s.charAt(i - 1) : s.charAt(i))) return 1;
   for (const u of UNICODE_SPACES) {
     if (atEnd ? s.slice(Math.max(0, i - u.length), i) === u : s.startsWith(u, i)) return u.length;
   }
   return 0;
 }
 
+/** Go's TrimSpace: the spaces at the start go, then those at the end of what is left. */
 function goTrimSpace(s: string): string {
   let start = 0;
-  let end = s.length;
-  for (let n = spaceAt(s, start, false); n > 0 && start < end; n = spaceAt(s, start, false)) start += n;
-  for (let n = spaceAt(s, end, true); n > 0 && end > start; n = spaceAt(s, end, true)) end -= n;
-  return s.slice(start, end);
+  for (let n = spaceAt(s, start, false); n > 0; n = spaceAt(s, start, false)) start += n;
+  const rest = s.slice(start);
+  let end = rest.length;
+  for (let n = spaceAt(rest, end, true); n > 0; n = spaceAt(rest, end, true)) end -= n;
+  return rest.slice(0, end);
 }
 
 export function bearerToken(req: AuthRequest): string | undefined {
   const h = req.headers.authorization;
-  const value = goTrimSpace((Array.isArray(h) ? h[0] : h) ?? '');
+  const header = Array.isArray(h) ? h[0] : h;
+  if (header === undefined) return undefined;
+  const value = goTrimSpace(header);
   const space = value.indexOf(' ');
   if (space < 0 || value.slice(0, space).toLowerCase() !== 'bearer') return undefined;
   const rest = value.slice(space + 1);

@@ -46,6 +46,9 @@ const GO_ANSWERS: readonly [string, string[][], string | null][] = [
   ["\"a\",\"b\",\"c\"\n\"d\"",[["a","b","c"],["d"]],null],
   ["a,b,c\n\"x\ny\"z,1\n",[["a","b","c"]],"record on line 2; parse error on line 3, column 2: extraneous or missing \" in quoted-field"],
   ["p,\"q\n\"\n",[["p","q\n"]],null],
+  ["\"a\"\"b\"x",[],"parse error on line 1, column 6: extraneous or missing \" in quoted-field"],
+  ["a,\"b\"\"\"c\n",[],"parse error on line 1, column 7: extraneous or missing \" in quoted-field"],
+  ["\"x\"\"\ny\"z",[],"record on line 1; parse error on line 2, column 2: extraneous or missing \" in quoted-field"],
 ];
 
 const bytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');

@@ -28,7 +28,7 @@ function splitLines(bytes: string): string[] {
     const nl = bytes.indexOf('\n', start);
     let line = nl < 0 ? bytes.slice(start) : bytes.slice(start, nl + 1);
     start = nl < 0 ? bytes.length : nl + 1;
-    if (nl < 0 && line.endsWith('\r')) line = line.slice(0, -1);
+    if (line.endsWith('\r')) line = line.slice(0, -1); // only the last line, without "\n", can end so
     if (line.endsWith('\r\n')) line = `${line.slice(0, -2)}\n`;
     lines.push(line);
   }
@@ -54,8 +54,7 @@ export function readCsvRecords(bytes: string): string[][] {
       if (!line.startsWith('"')) {
         const comma = line.indexOf(',');
         const field = comma >= 0 ? line.slice(0, comma) : line.slice(0, line.length - newlineLength(line));
-        const quote = field.indexOf('"');
-        if (quote >= 0) throw parseError(recordLine, lineNumber, column + quote, BARE_QUOTE);
+        if (field.includes('"')) throw parseError(recordLine, lineNumber, column + field.indexOf('"'), BARE_QUOTE);
         fields.push(field);
         if (comma < 0) break;
         line = line.slice(comma + 1);
