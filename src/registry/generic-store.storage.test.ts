@@ -19,7 +19,8 @@ const ctx = (dryRun = false): RequestContext => ({ ...internalContext({ username
 const opts = { fieldManager: 'test' };
 const KEY = (name: string) => `/registry/networking.platform.io/servicecidrs/${name}`;
 
-type Method = 'get' | 'list' | 'put' | 'delete' | 'currentRevision' | 'compactedRevision';
+/** 'get~': a get of any recent copy (the cache's) only. */
+type Method = 'get' | 'get~' | 'list' | 'put' | 'delete' | 'currentRevision' | 'compactedRevision';
 
 /** The memory store behind a recorder that can fail calls, hold back a cache copy and run code before a write. */
 class Scripted implements RevisionedStore {
@@ -56,6 +57,7 @@ class Scripted implements RevisionedStore {
   async get(key: string, o?: GetOptions): Promise<GetResult> {
     this.calls.push(o?.anyRecent ? 'get~' : 'get');
     this.check('get');
+    if (o?.anyRecent) this.check('get~');
     if (o?.anyRecent && this.cache?.has(key)) return this.cache.get(key)!;
     return this.store.get(key, o);
   }
@@ -166,6 +168,14 @@ describe('GenericStore reads through its storage', () => {
     const got = await main.get(ctx(), 'a', {});
     assert.equal(got.metadata.resourceVersion, back.metadata.resourceVersion);
     assert.deepEqual(got, back);
+  });
+
+  test("a get whose look at the cache's copy fails answers the store's copy", async () => {
+    const { main, storage } = setup();
+    const created = await main.create(ctx(), sc('a'), opts);
+    storage.fail('get~', unavailable());
+    assert.deepEqual(await main.get(ctx(), 'a', {}), created);
+    assert.deepEqual(storage.calls.slice(-2), ['get', 'get~']);
   });
 
   test('storage errors on reads are Statuses (503), not missing objects', async () => {

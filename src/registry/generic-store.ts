@@ -217,13 +217,11 @@ export class GenericStore<T extends KubeObject> implements RestStorage<T> {
    * version, as the cache's readers are, not once per read.
    */
   private async asCached(kv: KeyValue): Promise<KeyValue> {
-    let cached: KeyValue | undefined;
-    try {
-      cached = (await this.storage.get(kv.key, { anyRecent: true })).kv;
-    // Stryker disable next-line BlockStatement: equivalent, with the catch emptied `cached` stays undefined and the next line answers `kv` as the catch does
-    } catch {
-      return kv;
-    }
+    // A cache that cannot answer leaves the store's copy as the answer.
+    const cached = await this.storage.get(kv.key, { anyRecent: true }).then(
+      (r) => r.kv,
+      () => undefined,
+    );
     if (!cached || cached === kv) return kv;
     return cached.modRevision === kv.modRevision && cached.createRevision === kv.createRevision && sameBytes(cached.value, kv.value) ? cached : kv;
   }
