@@ -84,7 +84,7 @@ describe('start-up errors', () => {
     const junk = file('junk.pem', 'not a certificate\n');
     const cases: [args: string[], line: RegExp][] = [
       [['--token-auth-file', missing], /^platform-apiserver: --token-auth-file \S+\/missing: no such file or directory$/],
-      [['--token-auth-file', file('tokens.csv', 'a,b\n')], /^platform-apiserver: --token-auth-file \S+\/tokens\.csv line 1: expected at least 3 columns/],
+      [['--token-auth-file', file('tokens.csv', 'a,b\n')], /^platform-apiserver: --token-auth-file (\S+\/tokens\.csv): token file '\1' must have at least 3 columns \(token, user name, user uid\), found 2$/],
       [['--authorization-policy-file', file('policy.yaml', 'x\n')], /^platform-apiserver: --authorization-policy-file \S+\/policy\.yaml: document 0 must be an object$/],
       [['--authorization-policy-file', missing], /^platform-apiserver: --authorization-policy-file \S+\/missing: no such file or directory$/],
       [['--tls-cert-file', missing, '--tls-private-key-file', junk], /^platform-apiserver: --tls-cert-file \S+\/missing: no such file or directory$/],
